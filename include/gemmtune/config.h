@@ -1,0 +1,57 @@
+// One point of a kernel family's tuning space. A config changes speed, never results beyond
+// rounding: any config a backend accepts computes the same product.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "gemmtune/status.h"
+
+namespace gemmtune {
+
+struct KernelConfig {
+  // --- fields shared by the tiled families (CPU templates, CUDA templates) ---
+  // Rows of C one block computes. CPU: rows of A kept packed in L2 (the GotoBLAS "mc");
+  // GPU: the thread block's tile height.
+  std::int32_t block_m = 0;
+  // Columns of C one block computes. CPU: columns of B kept packed in L3 ("nc").
+  std::int32_t block_n = 0;
+  // Depth of one step over k. CPU: the packed panels' depth, sized so a micro-panel of B
+  // stays in L1 ("kc"); GPU: the k extent of one shared-memory stage.
+  std::int32_t block_k = 0;
+  // GPU: shared-memory pipeline depth (loads in flight while the tensor cores work).
+  std::int32_t stages = 0;
+  // GPU: warps per thread block.
+  std::int32_t warps = 0;
+  // GPU: block rows swept together so the blocks running at once share B tiles in L2.
+  std::int32_t group_m = 0;
+  // Slices k is split into, each summed separately and reduced after; helps skinny shapes
+  // fill the machine. 0 or 1: no split.
+  std::int32_t split_k = 0;
+
+  // --- CPU template fields ---
+  // Register tile: rows and columns of C one micro-kernel call keeps in vector registers.
+  std::int32_t micro_m = 0;
+  std::int32_t micro_n = 0;
+  // Threads the kernel runs on; 1 avoids the fork/join cost that dominates small products.
+  std::int32_t threads = 0;
+  // Vector instruction set of the CPU micro-kernel (see cpu_isa_name): 0 generic, 1 AVX2,
+  // 2 AVX-512.
+  std::int32_t isa = 0;
+
+  // --- backend-specific ---
+  // The backend's own variant number: the rank of a cuBLASLt heuristic result, and so on.
+  std::int32_t algo = 0;
+
+  auto operator<=>(const KernelConfig&) const = default;
+
+  // Fields that are set, in declaration order: "bm=96 bn=2048 bk=256 mm=6 mn=32 thr=2 isa=avx512".
+  // "-" when none is set. parse() reads it back.
+  std::string to_string() const;
+  static Result<KernelConfig> parse(std::string_view text);
+};
+
+std::string_view cpu_isa_name(std::int32_t isa);
+
+}  // namespace gemmtune

@@ -1,0 +1,52 @@
+// What gemmtune knows of the machine it runs on. The fingerprint enters every cache key, so a
+// tuning result is only reused on hardware it was measured on.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "gemmtune/status.h"
+
+namespace gemmtune {
+
+enum class DeviceKind : std::uint8_t { cpu, cuda };
+
+struct CpuInfo {
+  std::string model;  // "AMD EPYC 9R14", from /proc/cpuinfo
+  // Instruction-set features gemmtune's kernels use.
+  bool sse42 = false, avx2 = false, fma = false, f16c = false;
+  bool avx512f = false, avx512bw = false, avx512vl = false;
+  bool avx512_bf16 = false, avx512_vnni = false, avx512_fp16 = false;
+  int logical_cores = 1;
+  int physical_cores = 1;
+  std::int64_t l1d_bytes = 32 << 10;  // per core
+  std::int64_t l2_bytes = 1 << 20;    // per core
+  std::int64_t l3_bytes = 8 << 20;    // per socket (shared)
+  // GEMMTUNE_CPU_ISA (generic|avx2|avx512) capped what the kernels may use; "" when unset.
+  std::string isa_cap;
+
+  // The widest vector ISA the kernels may use: 0 generic, 1 AVX2 (+FMA), 2 AVX-512 (F+BW+VL).
+  int best_isa() const;
+  // Architectural vector registers of that ISA: 16 for AVX2, 32 for AVX-512.
+  int vector_registers(int isa) const;
+  std::vector<std::string> feature_names() const;
+};
+
+struct DeviceInfo {
+  DeviceKind kind = DeviceKind::cpu;
+  std::string name;  // "cpu" or "cuda:0"
+  CpuInfo cpu;       // for kind == cpu
+
+  // Stable across runs on the same machine, different across machine types: model, features
+  // and core count for a CPU.
+  std::string fingerprint() const;
+};
+
+// The host CPU, detected once (cpuid, /proc/cpuinfo, /sys caches).
+const CpuInfo& host_cpu();
+
+// "cpu" → the host; anything else names a device that is absent in this build or machine.
+Result<DeviceInfo> find_device(const std::string& name);
+
+}  // namespace gemmtune

@@ -1,0 +1,106 @@
+// The entry point: a Session is bound to one device, tunes each problem on first sight and
+// dispatches straight to the picked kernel afterwards.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gemmtune/config.h"
+#include "gemmtune/device.h"
+#include "gemmtune/problem.h"
+#include "gemmtune/status.h"
+#include "gemmtune/timing.h"
+#include "gemmtune/tune_report.h"
+
+namespace gemmtune {
+
+// Which configs of each backend are candidates (Inductor's max_autotune_gemm_search_space).
+enum class SearchSpace { default_space, exhaustive };
+Result<SearchSpace> parse_search_space(std::string_view name);
+
+struct TuneOptions {
+  TimingOptions timing;
+  SearchSpace search = SearchSpace::default_space;
+  // Backends to choose among, by name; empty means all that the device has.
+  std::vector<std::string> backends;
+  // Candidates whose medians are within this fraction of the fastest (or within twice the
+  // fastest's MAD, whichever is larger) are a tie; ties go to the earliest in the fixed choice
+  // order (backend registration order, then config order), so reruns pick the same kernel.
+  double noise_band = 0.02;
+  // Every choice first gets one short sample; those slower than prune_factor × the fastest
+  // are not timed further (reported as such). 0 times every choice fully.
+  double prune_factor = 1.5;
+  // Seed of the verification inputs; 0 draws fresh ones for every tuning.
+  std::uint64_t seed = 0;
+  // Print the AUTOTUNE table to stderr after each tuning.
+  bool print_table = false;
+};
+
+struct SessionOptions {
+  std::string device = "cpu";
+  TuneOptions tuning;
+};
+
+// A prepared kernel of one backend and config for one problem; what `gemmtune bench` uses to
+// time the peers outside the dispatch path.
+class GemmKernel {
+ public:
+  virtual ~GemmKernel() = default;
+  virtual Status run(const void* a, const void* b, void* c) = 0;
+  virtual const std::string& backend() const = 0;
+  virtual const KernelConfig& config() const = 0;
+};
+
+// What a session runs for a problem it has tuned.
+struct PickInfo {
+  std::string backend;
+  KernelConfig config;
+  double time_us = -1;  // median measured when it was picked
+};
+
+class Session {
+ public:
+  static Result<std::unique_ptr<Session>> create(SessionOptions options = {});
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  // C = alpha·A·B + beta·C. The first call of a problem tunes it (or takes the stored pick);
+  // later calls go straight to the kernel. Safe to call from many threads.
+  Status gemm(const Problem& problem, const void* a, const void* b, void* c);
+
+  // Tunes the problem now, even if it was tuned before, installs the pick for gemm() and
+  // returns the full report.
+  Result<TuneReport> tune(const Problem& problem);
+
+  // One backend's kernel for the problem; with a default-constructed config, the first config
+  // of that backend's default list.
+  Result<std::unique_ptr<GemmKernel>> kernel(const Problem& problem, std::string_view backend,
+                                             const KernelConfig& config = {});
+
+  // The installed pick for a problem; not_found if the session has not tuned it.
+  Result<PickInfo> pick(const Problem& problem) const;
+
+  // Names of the backends this session chooses among, in their fixed order.
+  std::vector<std::string> backend_names() const;
+  const DeviceInfo& device() const;
+  const SessionOptions& options() const;
+
+ private:
+  struct Impl;
+  explicit Session(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// Names of every backend compiled into this build for a device kind, with a note for those
+// compiled out ("openblas: not built (GEMMTUNE_WITH_OPENBLAS=OFF)").
+struct BackendAvailability {
+  std::string name;
+  bool available = false;
+  std::string note;
+};
+std::vector<BackendAvailability> compiled_backends(DeviceKind kind);
+
+}  // namespace gemmtune

@@ -1,0 +1,37 @@
+// The one way gemmtune times code: the autotuner, `gemmtune bench` and bench/ all use it
+// (shared/benchmarking.md).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "gemmtune/status.h"
+
+namespace gemmtune {
+
+struct TimingOptions {
+  // Each sample repeats the call until at least this long has passed, so that clock resolution
+  // and call overhead vanish into the mean of one sample.
+  double min_sample_ms = 2.0;
+  // Samples per candidate; the median of them is reported.
+  int samples = 7;
+  // Untimed calls first: page faults, lazy initialisation and cold caches stay out of the numbers.
+  int warmup_runs = 2;
+};
+
+struct TimingStats {
+  double median_us = 0;  // per call
+  double mad_us = 0;     // median absolute deviation of the per-call sample means
+  int samples = 0;       // samples kept after outlier rejection
+  std::int64_t calls_per_sample = 0;
+};
+
+// Times each callable. Samples are interleaved (A B C A B C …) so that drift of the machine
+// during the measurement cancels in the ratios between candidates. Samples further than
+// 3 × 1.4826 × MAD from the median are dropped as outliers. A callable that returns an error
+// stops being timed and gets that error.
+std::vector<Result<TimingStats>> time_interleaved(const std::vector<std::function<Status()>>& calls,
+                                                  const TimingOptions& options);
+
+}  // namespace gemmtune

@@ -1,0 +1,48 @@
+// What one tuning did: every choice with its fate and time, and the pick.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "gemmtune/config.h"
+#include "gemmtune/problem.h"
+
+namespace gemmtune {
+
+enum class ChoiceStatus {
+  ok,              // verified and timed
+  skipped,         // the backend cannot implement this problem/config (reason says why)
+  prepare_failed,  // building the kernel failed or threw
+  run_failed,      // running it returned an error or threw
+  wrong_result,    // its output differs from the reference beyond the dtype's tolerance
+  pruned,          // correct, but far slower than the fastest in a first short sample
+};
+
+std::string_view choice_status_name(ChoiceStatus status);
+
+struct ChoiceReport {
+  std::string backend;
+  KernelConfig config;
+  ChoiceStatus status = ChoiceStatus::skipped;
+  std::string reason;     // why it is not ok; empty when ok
+  double time_us = -1;    // median per call; -1 when not timed
+  double time_mad_us = 0; // spread of the samples
+  double error = -1;      // normalized error against the reference; -1 when not checked
+};
+
+struct TuneReport {
+  std::string problem;  // Problem::describe()
+  ProblemKey key;
+  std::string device;   // DeviceInfo::fingerprint()
+  std::vector<ChoiceReport> choices;
+  int best = -1;        // index into choices; -1 when no choice succeeded
+  double tuning_s = 0;  // wall time of the tuning (0 for a store hit)
+  bool store_hit = false;
+
+  const ChoiceReport* best_choice() const { return best < 0 ? nullptr : &choices[best]; }
+  // Inductor-style table: problem line, one row per choice ordered by time, then
+  // "N choices benchmarked in X s".
+  std::string table() const;
+};
+
+}  // namespace gemmtune

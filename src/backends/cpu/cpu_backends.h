@@ -1,0 +1,19 @@
+// Factories of the CPU backends; src/backends/registry.cc puts them in their fixed order.
+#pragma once
+
+#include <memory>
+
+#include "../../core/backend.h"
+
+namespace gemmtune::cpu {
+
+std::unique_ptr<Backend> make_cpu_template_backend(const CpuInfo& cpu);  // "cpu"
+std::unique_ptr<Backend> make_reference_backend();                       // "reference"
+#ifdef GEMMTUNE_HAVE_ONEDNN
+std::unique_ptr<Backend> make_onednn_backend(const CpuInfo& cpu);        // "onednn"
+#endif
+#ifdef GEMMTUNE_HAVE_OPENBLAS
+std::unique_ptr<Backend> make_openblas_backend();                        // "openblas"
+#endif
+
+}  // namespace gemmtune::cpu

@@ -1,0 +1,59 @@
+// The interface every kernel family implements. Core talks to backends only through it;
+// backends register in one factory per platform (src/backends/registry.cc).
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gemmtune/config.h"
+#include "gemmtune/device.h"
+#include "gemmtune/problem.h"
+#include "gemmtune/session.h"
+#include "gemmtune/status.h"
+
+namespace gemmtune {
+
+// One problem's operands. The kernel was prepared for that problem; these are only pointers.
+struct GemmArgs {
+  const void* a = nullptr;
+  const void* b = nullptr;
+  void* c = nullptr;
+  void* stream = nullptr;  // cudaStream_t for GPU backends; unused on the CPU
+};
+
+// A kernel prepared for one problem and one config: compiled, planned, primitives created.
+class Kernel {
+ public:
+  virtual ~Kernel() = default;
+  // Must be safe to call from several threads at once.
+  virtual Status run(const GemmArgs& args) = 0;
+  // Scratch memory the kernel needs beyond its operands.
+  virtual std::size_t workspace_bytes() const { return 0; }
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string_view name() const = 0;
+  // Changes whenever the backend's kernels change (library version, hash of our kernel
+  // sources), so stored picks made with older kernels are not trusted.
+  virtual std::string version() const = 0;
+  // The candidate configs for a problem, already scaled to its size, pruned by the device's
+  // limits, deduplicated and capped. Empty if the backend cannot do the problem at all.
+  virtual std::vector<KernelConfig> configs(const Problem& problem, SearchSpace space) const = 0;
+  // Ok, or the reason this config cannot run this problem.
+  virtual Status can_implement(const Problem& problem, const KernelConfig& config) const = 0;
+  virtual Result<std::unique_ptr<Kernel>> prepare(const Problem& problem,
+                                                  const KernelConfig& config) const = 0;
+};
+
+using BackendList = std::vector<std::unique_ptr<Backend>>;
+
+// Every backend this build has for the device, in the fixed order used for tie-breaks.
+// Defined by the platform registry, not by core.
+BackendList create_backends(const DeviceInfo& device);
+
+}  // namespace gemmtune

@@ -1,0 +1,88 @@
+#include "gemmtune/config.h"
+
+#include <array>
+#include <charconv>
+#include <string>
+
+namespace gemmtune {
+namespace {
+
+// One row per field: the short name to_string() prints and parse() reads. Keeping the list as
+// data means a new field cannot be printed but not parsed, or the other way round.
+struct Field {
+  std::string_view name;
+  std::int32_t KernelConfig::*member;
+};
+
+constexpr std::array kFields{
+    Field{"bm", &KernelConfig::block_m},   Field{"bn", &KernelConfig::block_n},
+    Field{"bk", &KernelConfig::block_k},   Field{"stages", &KernelConfig::stages},
+    Field{"warps", &KernelConfig::warps},  Field{"gm", &KernelConfig::group_m},
+    Field{"splitk", &KernelConfig::split_k}, Field{"mm", &KernelConfig::micro_m},
+    Field{"mn", &KernelConfig::micro_n},   Field{"thr", &KernelConfig::threads},
+    Field{"isa", &KernelConfig::isa},      Field{"algo", &KernelConfig::algo},
+};
+
+constexpr std::array<std::string_view, 3> kIsaNames{"generic", "avx2", "avx512"};
+
+}  // namespace
+
+std::string_view cpu_isa_name(std::int32_t isa) {
+  return isa >= 0 && isa < std::int32_t(kIsaNames.size()) ? kIsaNames[isa] : "?";
+}
+
+std::string KernelConfig::to_string() const {
+  std::string out;
+  for (const Field& field : kFields) {
+    const std::int32_t value = this->*field.member;
+    if (value == 0) continue;
+    if (!out.empty()) out += ' ';
+    out += field.name;
+    out += '=';
+    out += field.member == &KernelConfig::isa ? std::string(cpu_isa_name(value)) : std::to_string(value);
+  }
+  return out.empty() ? "-" : out;
+}
+
+Result<KernelConfig> KernelConfig::parse(std::string_view text) {
+  KernelConfig config;
+  if (text == "-" || text.empty()) return config;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    std::size_t end = text.find(' ', pos);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view item = text.substr(pos, end - pos);
+    pos = end + 1;
+    if (item.empty()) continue;
+    const std::size_t eq = item.find('=');
+    if (eq == std::string_view::npos) {
+      return Status(ErrorCode::corrupt_data, "config item '" + std::string(item) + "' has no '='");
+    }
+    const std::string_view name = item.substr(0, eq);
+    const std::string_view value_text = item.substr(eq + 1);
+    const Field* field = nullptr;
+    for (const Field& candidate : kFields) {
+      if (candidate.name == name) field = &candidate;
+    }
+    if (field == nullptr) {
+      return Status(ErrorCode::corrupt_data, "unknown config field '" + std::string(name) + "'");
+    }
+    std::int32_t value = -1;
+    if (field->member == &KernelConfig::isa) {
+      for (std::size_t i = 0; i < kIsaNames.size(); ++i) {
+        if (kIsaNames[i] == value_text) value = std::int32_t(i);
+      }
+    } else {
+      auto [ptr, ec] = std::from_chars(value_text.data(), value_text.data() + value_text.size(), value);
+      if (ec != std::errc() || ptr != value_text.data() + value_text.size()) value = -1;
+    }
+    if (value < 0) {
+      return Status(ErrorCode::corrupt_data, "config field '" + std::string(name) +
+                                                 "' has a bad value '" + std::string(value_text) + "'");
+    }
+    config.*field->member = value;
+  }
+  return config;
+}
+
+}  // namespace gemmtune

@@ -1,0 +1,158 @@
+// Host CPU detection: features from cpuid (through GCC's builtins), model and core counts from
+// /proc/cpuinfo, cache sizes from /sys. GEMMTUNE_CPU_ISA caps the vector ISA so the AVX2 and
+// generic kernels can be exercised on an AVX-512 machine.
+#include <cstdlib>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include "gemmtune/device.h"
+
+namespace gemmtune {
+namespace {
+
+std::int64_t read_cache_size(int index) {
+  std::ifstream in("/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/size");
+  std::string text;
+  if (!(in >> text) || text.empty()) return 0;
+  std::int64_t value = std::atoll(text.c_str());
+  if (text.back() == 'K') value <<= 10;
+  if (text.back() == 'M') value <<= 20;
+  return value;
+}
+
+std::string read_cache_type(int index, const char* file) {
+  std::ifstream in("/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/" + file);
+  std::string text;
+  in >> text;
+  return text;
+}
+
+void read_caches(CpuInfo& cpu) {
+  for (int index = 0; index < 8; ++index) {
+    const std::string level = read_cache_type(index, "level");
+    const std::string type = read_cache_type(index, "type");
+    const std::int64_t size = read_cache_size(index);
+    if (level.empty() || size == 0) continue;
+    if (level == "1" && type == "Data") cpu.l1d_bytes = size;
+    if (level == "2") cpu.l2_bytes = size;
+    if (level == "3") cpu.l3_bytes = size;
+  }
+}
+
+void read_proc_cpuinfo(CpuInfo& cpu) {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  std::set<std::pair<std::string, std::string>> cores;  // (physical id, core id)
+  std::string physical_id;
+  while (std::getline(in, line)) {
+    const auto colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    std::string key = line.substr(0, colon);
+    while (!key.empty() && (key.back() == ' ' || key.back() == '\t')) key.pop_back();
+    std::string value = colon + 2 <= line.size() ? line.substr(colon + 2) : "";
+    if (key == "model name" && cpu.model.empty()) cpu.model = value;
+    if (key == "physical id") physical_id = value;
+    if (key == "core id") cores.insert({physical_id, value});
+  }
+  if (!cores.empty()) cpu.physical_cores = int(cores.size());
+}
+
+CpuInfo detect() {
+  CpuInfo cpu;
+  __builtin_cpu_init();
+  cpu.sse42 = __builtin_cpu_supports("sse4.2");
+  cpu.avx2 = __builtin_cpu_supports("avx2");
+  cpu.fma = __builtin_cpu_supports("fma");
+  cpu.avx512f = __builtin_cpu_supports("avx512f");
+  cpu.avx512bw = __builtin_cpu_supports("avx512bw");
+  cpu.avx512vl = __builtin_cpu_supports("avx512vl");
+  cpu.avx512_bf16 = __builtin_cpu_supports("avx512bf16");
+  cpu.avx512_vnni = __builtin_cpu_supports("avx512vnni");
+  cpu.avx512_fp16 = __builtin_cpu_supports("avx512fp16");
+  // f16c has no builtin name in GCC 12; read it from /proc/cpuinfo's flags with the rest.
+  {
+    std::ifstream in("/proc/cpuinfo");
+    std::string line;
+    while (std::getline(in, line)) {
+      if (line.rfind("flags", 0) == 0) {
+        cpu.f16c = line.find(" f16c") != std::string::npos;
+        break;
+      }
+    }
+  }
+  cpu.logical_cores = int(std::max(1u, std::thread::hardware_concurrency()));
+  cpu.physical_cores = cpu.logical_cores;
+  read_proc_cpuinfo(cpu);
+  read_caches(cpu);
+  if (cpu.model.empty()) cpu.model = "unknown";
+
+  if (const char* cap = std::getenv("GEMMTUNE_CPU_ISA"); cap != nullptr && *cap != '\0') {
+    cpu.isa_cap = cap;
+    if (cpu.isa_cap == "avx2" || cpu.isa_cap == "generic") {
+      cpu.avx512f = cpu.avx512bw = cpu.avx512vl = false;
+      cpu.avx512_bf16 = cpu.avx512_vnni = cpu.avx512_fp16 = false;
+    }
+    if (cpu.isa_cap == "generic") cpu.avx2 = cpu.fma = false;
+  }
+  return cpu;
+}
+
+}  // namespace
+
+int CpuInfo::best_isa() const {
+  if (avx512f && avx512bw && avx512vl && fma) return 2;
+  if (avx2 && fma) return 1;
+  return 0;
+}
+
+int CpuInfo::vector_registers(int isa) const { return isa == 2 ? 32 : 16; }
+
+std::vector<std::string> CpuInfo::feature_names() const {
+  std::vector<std::string> names;
+  auto add = [&](bool present, const char* name) {
+    if (present) names.emplace_back(name);
+  };
+  add(sse42, "sse4.2");
+  add(avx2, "avx2");
+  add(fma, "fma");
+  add(f16c, "f16c");
+  add(avx512f, "avx512f");
+  add(avx512bw, "avx512bw");
+  add(avx512vl, "avx512vl");
+  add(avx512_bf16, "avx512_bf16");
+  add(avx512_vnni, "avx512_vnni");
+  add(avx512_fp16, "avx512_fp16");
+  return names;
+}
+
+const CpuInfo& host_cpu() {
+  static const CpuInfo cpu = detect();
+  return cpu;
+}
+
+std::string DeviceInfo::fingerprint() const {
+  std::ostringstream out;
+  out << "cpu|" << cpu.model << '|';
+  for (const std::string& feature : cpu.feature_names()) out << feature << ',';
+  out << '|' << cpu.logical_cores << "t|l2=" << (cpu.l2_bytes >> 10) << "K";
+  return out.str();
+}
+
+Result<DeviceInfo> find_device(const std::string& name) {
+  if (name == "cpu") {
+    DeviceInfo device;
+    device.kind = DeviceKind::cpu;
+    device.name = "cpu";
+    device.cpu = host_cpu();
+    return device;
+  }
+  if (name == "cuda" || name.rfind("cuda:", 0) == 0) {
+    return Status(ErrorCode::unavailable, "device '" + name + "': no CUDA backend in this build");
+  }
+  return not_found("unknown device '" + name + "' (expected cpu or cuda[:N])");
+}
+
+}  // namespace gemmtune

@@ -1,0 +1,215 @@
+#include "gemmtune/problem.h"
+
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+namespace gemmtune {
+namespace {
+
+// Backends index with 32-bit integers (BLAS, oneDNN's dims, CUDA grids): larger dims are
+// rejected up front instead of overflowing inside a library.
+constexpr std::int64_t kMaxDim = std::numeric_limits<std::int32_t>::max();
+
+std::string dims_text(const ProblemSpec& s) {
+  return std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k);
+}
+
+Status check_dim(const char* name, std::int64_t value) {
+  if (value < 0) {
+    return invalid_argument(std::string(name) + " must be >= 0 (got " + std::to_string(value) + ")");
+  }
+  if (value > kMaxDim) {
+    return invalid_argument(std::string(name) + " must be <= " + std::to_string(kMaxDim) +
+                            " (got " + std::to_string(value) + ")");
+  }
+  return Status::ok();
+}
+
+// Leading dimension: 0 means tight; otherwise at least the stored row length (and at least 1).
+Status resolve_ld(const char* name, std::int64_t& ld, std::int64_t row_length) {
+  const std::int64_t tight = std::max<std::int64_t>(1, row_length);
+  if (ld == 0) {
+    ld = tight;
+    return Status::ok();
+  }
+  if (ld < tight) {
+    return invalid_argument(std::string(name) + " must be >= " + std::to_string(tight) +
+                            " for this layout (got " + std::to_string(ld) + ")");
+  }
+  if (ld > kMaxDim) {
+    return invalid_argument(std::string(name) + " must be <= " + std::to_string(kMaxDim) +
+                            " (got " + std::to_string(ld) + ")");
+  }
+  return Status::ok();
+}
+
+Status check_types(const ProblemSpec& s) {
+  if (s.a_type != s.b_type) {
+    return unsupported("A and B must have the same dtype (got " + std::string(dtype_name(s.a_type)) +
+                       " and " + std::string(dtype_name(s.b_type)) + ")");
+  }
+  switch (s.a_type) {
+    case DType::f32:
+      if (s.c_type == DType::f32) return Status::ok();
+      break;
+    case DType::f16:
+    case DType::bf16:
+      if (s.c_type == s.a_type || s.c_type == DType::f32) return Status::ok();
+      break;
+    case DType::s8:
+      if (s.c_type == DType::s32) return Status::ok();
+      break;
+    case DType::s32:
+      return unsupported("s32 is an output dtype; inputs must be f32, f16, bf16 or s8");
+  }
+  return unsupported("output dtype " + std::string(dtype_name(s.c_type)) + " is not supported for " +
+                     std::string(dtype_name(s.a_type)) +
+                     " inputs (f32→f32, f16→f16|f32, bf16→bf16|f32, s8→s32)");
+}
+
+Status check_scalars(const ProblemSpec& s) {
+  if (!std::isfinite(s.alpha) || !std::isfinite(s.beta)) {
+    return invalid_argument("alpha and beta must be finite");
+  }
+  if (s.a_type == DType::s8 && (s.alpha != 1.0 || (s.beta != 0.0 && s.beta != 1.0))) {
+    // s8·s8→s32 is exact integer arithmetic; a fractional scale would need rounding rules
+    // no peer agrees on.
+    return unsupported("s8 GEMM supports alpha = 1 and beta in {0, 1} only");
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
+Result<Problem> Problem::create(const ProblemSpec& spec) {
+  ProblemSpec s = spec;
+  GEMMTUNE_RETURN_IF_ERROR(check_dim("m", s.m));
+  GEMMTUNE_RETURN_IF_ERROR(check_dim("n", s.n));
+  GEMMTUNE_RETURN_IF_ERROR(check_dim("k", s.k));
+  GEMMTUNE_RETURN_IF_ERROR(check_types(s));
+  GEMMTUNE_RETURN_IF_ERROR(check_scalars(s));
+  GEMMTUNE_RETURN_IF_ERROR(resolve_ld("lda", s.lda, s.a_layout == Layout::row_major ? s.k : s.m));
+  GEMMTUNE_RETURN_IF_ERROR(resolve_ld("ldb", s.ldb, s.b_layout == Layout::row_major ? s.n : s.k));
+  GEMMTUNE_RETURN_IF_ERROR(resolve_ld("ldc", s.ldc, s.n));
+  Problem problem(s);
+  // Buffers must be addressable: the largest offset must fit in int64 with room to spare.
+  constexpr double kMaxElements = 9.0e18;
+  for (double span : {double(s.lda) * double(std::max(s.m, s.k)),
+                      double(s.ldb) * double(std::max(s.k, s.n)), double(s.ldc) * double(s.m)}) {
+    if (span > kMaxElements) return invalid_argument("problem " + dims_text(s) + " is too large to address");
+  }
+  return problem;
+}
+
+Result<Problem> Problem::create(std::int64_t m, std::int64_t n, std::int64_t k, DType type,
+                                std::string_view layout) {
+  GEMMTUNE_ASSIGN_OR_RETURN(auto layouts, parse_layout_letters(layout));
+  ProblemSpec spec;
+  spec.m = m;
+  spec.n = n;
+  spec.k = k;
+  spec.a_type = spec.b_type = type;
+  spec.c_type = type == DType::s8 ? DType::s32 : type;
+  spec.a_layout = layouts.first;
+  spec.b_layout = layouts.second;
+  return create(spec);
+}
+
+DType Problem::acc_type() const { return spec_.a_type == DType::s8 ? DType::s32 : DType::f32; }
+
+std::int64_t Problem::a_elements() const {
+  if (spec_.m == 0 || spec_.k == 0) return 0;
+  return a_index(spec_.m - 1, spec_.k - 1) + 1;
+}
+std::int64_t Problem::b_elements() const {
+  if (spec_.k == 0 || spec_.n == 0) return 0;
+  return b_index(spec_.k - 1, spec_.n - 1) + 1;
+}
+std::int64_t Problem::c_elements() const {
+  if (spec_.m == 0 || spec_.n == 0) return 0;
+  return c_index(spec_.m - 1, spec_.n - 1) + 1;
+}
+
+double Problem::min_bytes() const {
+  const double a = double(spec_.m) * double(spec_.k) * double(dtype_size(spec_.a_type));
+  const double b = double(spec_.k) * double(spec_.n) * double(dtype_size(spec_.b_type));
+  const double c = double(spec_.m) * double(spec_.n) * double(dtype_size(spec_.c_type));
+  return a + b + c * (spec_.beta != 0.0 ? 2.0 : 1.0);
+}
+
+std::string Problem::layout_letters() const {
+  std::string letters;
+  letters += spec_.a_layout == Layout::row_major ? 'n' : 't';
+  letters += spec_.b_layout == Layout::row_major ? 'n' : 't';
+  return letters;
+}
+
+std::string Problem::describe() const {
+  std::ostringstream out;
+  out << "m=" << spec_.m << " n=" << spec_.n << " k=" << spec_.k << ' ' << dtype_name(spec_.a_type);
+  const DType natural = spec_.a_type == DType::s8 ? DType::s32 : spec_.a_type;
+  if (spec_.c_type != natural) out << "->" << dtype_name(spec_.c_type);
+  out << ' ' << layout_letters();
+  const std::int64_t tight_a = std::max<std::int64_t>(1, spec_.a_layout == Layout::row_major ? spec_.k : spec_.m);
+  const std::int64_t tight_b = std::max<std::int64_t>(1, spec_.b_layout == Layout::row_major ? spec_.n : spec_.k);
+  if (spec_.lda != tight_a) out << " lda=" << spec_.lda;
+  if (spec_.ldb != tight_b) out << " ldb=" << spec_.ldb;
+  if (spec_.ldc != std::max<std::int64_t>(1, spec_.n)) out << " ldc=" << spec_.ldc;
+  if (spec_.alpha != 1.0) out << " alpha=" << spec_.alpha;
+  if (spec_.beta != 0.0) out << " beta=" << spec_.beta;
+  return out.str();
+}
+
+Result<std::pair<Layout, Layout>> parse_layout_letters(std::string_view letters) {
+  auto one = [](char c) -> int { return c == 'n' ? 0 : c == 't' ? 1 : -1; };
+  if (letters.size() == 2 && one(letters[0]) >= 0 && one(letters[1]) >= 0) {
+    return std::pair{one(letters[0]) ? Layout::col_major : Layout::row_major,
+                     one(letters[1]) ? Layout::col_major : Layout::row_major};
+  }
+  return invalid_argument("unknown layout '" + std::string(letters) +
+                          "' (expected nn, nt, tn or tt: n = row-major, t = column-major)");
+}
+
+ProblemKey ProblemKey::of(const Problem& p) {
+  ProblemKey key;
+  key.m = p.m();
+  key.n = p.n();
+  key.k = p.k();
+  key.lda = p.lda();
+  key.ldb = p.ldb();
+  key.ldc = p.ldc();
+  key.a_type = p.a_type();
+  key.b_type = p.b_type();
+  key.c_type = p.c_type();
+  key.a_layout = p.a_layout();
+  key.b_layout = p.b_layout();
+  key.beta_zero = p.beta() == 0.0;
+  return key;
+}
+
+std::string ProblemKey::to_string() const {
+  std::ostringstream out;
+  out << dtype_name(a_type) << '.' << dtype_name(b_type) << '.' << dtype_name(c_type) << ':'
+      << (a_layout == Layout::row_major ? 'n' : 't') << (b_layout == Layout::row_major ? 'n' : 't')
+      << ':' << m << 'x' << n << 'x' << k << ":ld" << lda << '.' << ldb << '.' << ldc << ":b"
+      << (beta_zero ? 0 : 1);
+  return out.str();
+}
+
+std::size_t ProblemKey::hash() const {
+  // FNV-1a style mixing of the fields; cheap enough for the dispatch hot path.
+  std::uint64_t h = 1469598103934665603ull;
+  auto mix = [&h](std::uint64_t v) {
+    h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+  };
+  mix(std::uint64_t(m));
+  mix(std::uint64_t(n));
+  mix(std::uint64_t(k));
+  mix(std::uint64_t(lda) ^ (std::uint64_t(ldb) << 21) ^ (std::uint64_t(ldc) << 42));
+  mix(std::uint64_t(a_type) | std::uint64_t(b_type) << 8 | std::uint64_t(c_type) << 16 |
+      std::uint64_t(a_layout) << 24 | std::uint64_t(b_layout) << 32 | std::uint64_t(beta_zero) << 40);
+  return std::size_t(h);
+}
+
+}  // namespace gemmtune

@@ -1,0 +1,208 @@
+#include "gemmtune/session.h"
+
+#include <mutex>
+#include <shared_mutex>
+#include <unordered_map>
+
+#include "autotuner.h"
+#include "backend.h"
+
+namespace gemmtune {
+namespace {
+
+// Kernels bake alpha and beta in at prepare time, so the dispatch table tells apart problems
+// that ProblemKey (the tuning identity) treats as one.
+struct DispatchKey {
+  ProblemKey problem;
+  double alpha = 1, beta = 0;
+  bool operator==(const DispatchKey&) const = default;
+};
+
+struct DispatchKeyHash {
+  std::size_t operator()(const DispatchKey& key) const {
+    return key.problem.hash() ^ (std::hash<double>{}(key.alpha) * 31) ^ (std::hash<double>{}(key.beta) * 131);
+  }
+};
+
+struct Pick {
+  const Backend* backend = nullptr;
+  KernelConfig config;
+  double time_us = -1;
+};
+
+class GemmKernelHandle final : public GemmKernel {
+ public:
+  GemmKernelHandle(std::unique_ptr<Kernel> kernel, std::string backend, KernelConfig config)
+      : kernel_(std::move(kernel)), backend_(std::move(backend)), config_(config) {}
+  Status run(const void* a, const void* b, void* c) override { return kernel_->run({a, b, c, nullptr}); }
+  const std::string& backend() const override { return backend_; }
+  const KernelConfig& config() const override { return config_; }
+
+ private:
+  std::unique_ptr<Kernel> kernel_;
+  std::string backend_;
+  KernelConfig config_;
+};
+
+Status check_pointers(const Problem& p, const void* a, const void* b, const void* c) {
+  if (p.m() > 0 && p.k() > 0 && a == nullptr) return invalid_argument("A is null for a non-empty problem");
+  if (p.k() > 0 && p.n() > 0 && b == nullptr) return invalid_argument("B is null for a non-empty problem");
+  if (p.m() > 0 && p.n() > 0 && c == nullptr) return invalid_argument("C is null for a non-empty problem");
+  return Status::ok();
+}
+
+}  // namespace
+
+Result<SearchSpace> parse_search_space(std::string_view name) {
+  if (name == "default") return SearchSpace::default_space;
+  if (name == "exhaustive") return SearchSpace::exhaustive;
+  return invalid_argument("unknown search space '" + std::string(name) + "' (expected default or exhaustive)");
+}
+
+struct Session::Impl {
+  SessionOptions options;
+  DeviceInfo device;
+  BackendList backends;
+
+  // Dispatch: readers share the lock; it is taken exclusively only to install a new kernel.
+  std::shared_mutex table_mutex;
+  std::unordered_map<DispatchKey, Kernel*, DispatchKeyHash> table;
+  std::unordered_map<ProblemKey, Pick> picks;
+  // Every kernel ever installed stays alive until the session ends: a thread may still be
+  // running one that tune() has since replaced.
+  std::vector<std::shared_ptr<Kernel>> owned;
+  // One tuning at a time: concurrent benchmarks would disturb each other's timings.
+  std::mutex tune_mutex;
+
+  Kernel* find(const DispatchKey& key) {
+    std::shared_lock lock(table_mutex);
+    auto it = table.find(key);
+    return it == table.end() ? nullptr : it->second;
+  }
+
+  Kernel* install(const DispatchKey& key, std::shared_ptr<Kernel> kernel, Pick pick) {
+    std::unique_lock lock(table_mutex);
+    Kernel* raw = kernel.get();
+    owned.push_back(std::move(kernel));
+    table[key] = raw;
+    picks[key.problem] = pick;
+    return raw;
+  }
+
+  Result<TuneReport> tune_and_install(const Problem& problem, const DispatchKey& key) {
+    TuneOutcome outcome = autotune(problem, device, backends, options.tuning);
+    if (!outcome.kernel) {
+      std::string reasons;
+      for (const ChoiceReport& c : outcome.report.choices) {
+        reasons += "\n  " + c.backend + " " + c.config.to_string() + ": " + c.reason;
+      }
+      return Status(ErrorCode::unsupported, "no backend could run " + problem.describe() + reasons);
+    }
+    const ChoiceReport& best = *outcome.report.best_choice();
+    Pick pick{nullptr, best.config, best.time_us};
+    for (const auto& backend : backends) {
+      if (backend->name() == best.backend) pick.backend = backend.get();
+    }
+    install(key, std::move(outcome.kernel), pick);
+    return std::move(outcome.report);
+  }
+
+  // The kernel for a problem: known, or prepared from a known pick, or tuned.
+  Result<Kernel*> resolve(const Problem& problem, const DispatchKey& key) {
+    std::lock_guard guard(tune_mutex);
+    if (Kernel* kernel = find(key)) return kernel;  // another thread got here first
+    Pick pick;
+    {
+      std::shared_lock lock(table_mutex);
+      if (auto it = picks.find(key.problem); it != picks.end()) pick = it->second;
+    }
+    if (pick.backend != nullptr) {
+      auto kernel = pick.backend->prepare(problem, pick.config);
+      if (kernel.is_ok()) return install(key, std::shared_ptr<Kernel>(std::move(kernel).value()), pick);
+    }
+    auto report = tune_and_install(problem, key);
+    if (!report.is_ok()) return report.status();
+    return find(key);
+  }
+};
+
+Session::Session(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Session::~Session() = default;
+
+Result<std::unique_ptr<Session>> Session::create(SessionOptions options) {
+  GEMMTUNE_ASSIGN_OR_RETURN(DeviceInfo device, find_device(options.device));
+  if (options.tuning.timing.samples < 1) return invalid_argument("tuning.timing.samples must be >= 1");
+  if (options.tuning.noise_band < 0) return invalid_argument("tuning.noise_band must be >= 0");
+  auto impl = std::make_unique<Impl>();
+  impl->backends = create_backends(device);
+  for (const std::string& name : options.tuning.backends) {
+    bool known = false;
+    for (const auto& backend : impl->backends) known = known || backend->name() == name;
+    if (!known) return not_found("backend '" + name + "' is not available on " + device.name);
+  }
+  impl->options = std::move(options);
+  impl->device = std::move(device);
+  return std::unique_ptr<Session>(new Session(std::move(impl)));
+}
+
+Status Session::gemm(const Problem& problem, const void* a, const void* b, void* c) {
+  GEMMTUNE_RETURN_IF_ERROR(check_pointers(problem, a, b, c));
+  const DispatchKey key{ProblemKey::of(problem), problem.alpha(), problem.beta()};
+  Kernel* kernel = impl_->find(key);
+  if (kernel == nullptr) {
+    GEMMTUNE_ASSIGN_OR_RETURN(kernel, impl_->resolve(problem, key));
+  }
+  return kernel->run({a, b, c, nullptr});
+}
+
+Result<TuneReport> Session::tune(const Problem& problem) {
+  std::lock_guard guard(impl_->tune_mutex);
+  return impl_->tune_and_install(problem, {ProblemKey::of(problem), problem.alpha(), problem.beta()});
+}
+
+Result<std::unique_ptr<GemmKernel>> Session::kernel(const Problem& problem, std::string_view backend_name,
+                                                    const KernelConfig& config) {
+  const Backend* backend = nullptr;
+  for (const auto& b : impl_->backends) {
+    if (b->name() == backend_name) backend = b.get();
+  }
+  if (backend == nullptr) {
+    return not_found("backend '" + std::string(backend_name) + "' is not available on " + impl_->device.name);
+  }
+  KernelConfig chosen = config;
+  if (chosen == KernelConfig{}) {
+    std::vector<KernelConfig> configs = backend->configs(problem, SearchSpace::default_space);
+    if (configs.empty()) {
+      Status why = backend->can_implement(problem, {});
+      return unsupported(std::string(backend_name) + " cannot run " + problem.describe() +
+                         (why.is_ok() ? "" : ": " + why.message()));
+    }
+    chosen = configs.front();
+  }
+  GEMMTUNE_RETURN_IF_ERROR(backend->can_implement(problem, chosen));
+  GEMMTUNE_ASSIGN_OR_RETURN(auto kernel, backend->prepare(problem, chosen));
+  return std::unique_ptr<GemmKernel>(
+      std::make_unique<GemmKernelHandle>(std::move(kernel), std::string(backend_name), chosen));
+}
+
+Result<PickInfo> Session::pick(const Problem& problem) const {
+  std::shared_lock lock(impl_->table_mutex);
+  auto it = impl_->picks.find(ProblemKey::of(problem));
+  if (it == impl_->picks.end()) return not_found("no pick for " + problem.describe() + ": not tuned yet");
+  return PickInfo{std::string(it->second.backend->name()), it->second.config, it->second.time_us};
+}
+
+std::vector<std::string> Session::backend_names() const {
+  std::vector<std::string> names;
+  for (const auto& backend : impl_->backends) {
+    bool wanted = impl_->options.tuning.backends.empty();
+    for (const std::string& name : impl_->options.tuning.backends) wanted = wanted || name == backend->name();
+    if (wanted) names.emplace_back(backend->name());
+  }
+  return names;
+}
+
+const DeviceInfo& Session::device() const { return impl_->device; }
+const SessionOptions& Session::options() const { return impl_->options; }
+
+}  // namespace gemmtune

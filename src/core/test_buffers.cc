@@ -1,0 +1,96 @@
+#include "test_buffers.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <string>
+
+#include "reference_gemm.h"
+
+namespace gemmtune {
+
+std::uint64_t Random::next() {
+  std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+double Random::uniform(double lo, double hi) { return lo + (hi - lo) * double(next() >> 11) * 0x1.0p-53; }
+
+namespace {
+
+void fill_random(std::vector<std::uint8_t>& bytes, std::size_t offset, std::int64_t elements, DType type,
+                 Random& rng) {
+  void* data = bytes.data() + offset;
+  for (std::int64_t i = 0; i < elements; ++i) {
+    if (type == DType::s8 || type == DType::s32) {
+      // The full s8 range: saturating or sign-mishandling kernels fail on the extremes.
+      store_from_double(data, type, i, double(std::int64_t(rng.next() % 256) - 128));
+    } else {
+      store_from_double(data, type, i, rng.uniform(-1.0, 1.0));
+    }
+  }
+}
+
+}  // namespace
+
+TestBuffers::TestBuffers(const Problem& problem, std::uint64_t seed) : problem_(problem) {
+  Random rng(seed);
+  a_.resize(std::size_t(problem.a_elements()) * dtype_size(problem.a_type()) + 1);
+  b_.resize(std::size_t(problem.b_elements()) * dtype_size(problem.b_type()) + 1);
+  fill_random(a_, 0, problem.a_elements(), problem.a_type(), rng);
+  fill_random(b_, 0, problem.b_elements(), problem.b_type(), rng);
+  const std::size_t c_bytes = std::size_t(problem.c_elements()) * dtype_size(problem.c_type());
+  c_initial_.assign(c_bytes + 2 * kGuardBytes, kGuardByte);
+  if (problem.beta() != 0.0) {
+    // Only the m × n elements: the padding between rows stays guard bytes.
+    void* c = c_initial_.data() + kGuardBytes;
+    for (std::int64_t i = 0; i < problem.m(); ++i) {
+      for (std::int64_t j = 0; j < problem.n(); ++j) {
+        const double value = problem.c_type() == DType::s32 ? double(std::int64_t(rng.next() % 2001) - 1000)
+                                                            : rng.uniform(-1.0, 1.0);
+        store_from_double(c, problem.c_type(), problem.c_index(i, j), value);
+      }
+    }
+  }
+  reset_c();
+}
+
+void TestBuffers::reset_c() {
+  c_ = c_initial_;
+  if (problem_.beta() != 0.0) return;
+  void* c = c_.data() + kGuardBytes;
+  for (std::int64_t i = 0; i < problem_.m(); ++i) {
+    for (std::int64_t j = 0; j < problem_.n(); ++j) {
+      const std::int64_t index = problem_.c_index(i, j);
+      switch (problem_.c_type()) {
+        case DType::s32: static_cast<std::int32_t*>(c)[index] = 0x5a5a5a5a; break;
+        default: store_from_double(c, problem_.c_type(), index, std::numeric_limits<double>::quiet_NaN());
+      }
+    }
+  }
+}
+
+std::string TestBuffers::check_guards() const {
+  const std::size_t size = dtype_size(problem_.c_type());
+  const std::size_t c_bytes = c_.size() - 2 * kGuardBytes;
+  for (std::size_t i = 0; i < kGuardBytes; ++i) {
+    if (c_[i] != kGuardByte) return "wrote " + std::to_string(kGuardBytes - i) + " bytes before C";
+    if (c_[kGuardBytes + c_bytes + i] != kGuardByte) return "wrote past the end of C";
+  }
+  // Row padding: columns n .. ldc-1 of each row but the last.
+  for (std::int64_t i = 0; i + 1 < problem_.m(); ++i) {
+    for (std::int64_t j = problem_.n(); j < problem_.ldc(); ++j) {
+      const std::size_t at = kGuardBytes + std::size_t(problem_.c_index(i, j)) * size;
+      for (std::size_t byte = 0; byte < size; ++byte) {
+        if (c_[at + byte] != kGuardByte) {
+          return "wrote into the padding of row " + std::to_string(i) + " (column " + std::to_string(j) + ")";
+        }
+      }
+    }
+  }
+  return {};
+}
+
+}  // namespace gemmtune

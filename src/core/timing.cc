@@ -1,0 +1,114 @@
+#include "gemmtune/timing.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+namespace gemmtune {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Calls per sample are capped so a sub-nanosecond mistake cannot loop for ever.
+constexpr std::int64_t kMaxCallsPerSample = std::int64_t(1) << 24;
+
+double median_of(std::vector<double> values) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const std::size_t mid = values.size() / 2;
+  return values.size() % 2 ? values[mid] : 0.5 * (values[mid - 1] + values[mid]);
+}
+
+// Runs `call` `count` times; the elapsed time in microseconds, or the first error.
+Result<double> run_batch(const std::function<Status()>& call, std::int64_t count) {
+  const auto start = Clock::now();
+  for (std::int64_t i = 0; i < count; ++i) {
+    Status status = call();
+    if (!status.is_ok()) return status;
+  }
+  return std::chrono::duration<double, std::micro>(Clock::now() - start).count();
+}
+
+TimingStats summarize(const std::vector<double>& per_call_us, std::int64_t calls) {
+  TimingStats stats;
+  stats.calls_per_sample = calls;
+  double median = median_of(per_call_us);
+  std::vector<double> deviations;
+  for (double v : per_call_us) deviations.push_back(std::fabs(v - median));
+  double mad = median_of(deviations);
+  // Drop samples beyond 3 scaled MADs (1.4826·MAD estimates σ for normal noise); preemption
+  // and interrupts only ever make a sample slower.
+  std::vector<double> kept;
+  for (double v : per_call_us) {
+    if (mad == 0 || std::fabs(v - median) <= 3 * 1.4826 * mad) kept.push_back(v);
+  }
+  if (kept.size() != per_call_us.size() && !kept.empty()) {
+    median = median_of(kept);
+    deviations.clear();
+    for (double v : kept) deviations.push_back(std::fabs(v - median));
+    mad = median_of(deviations);
+  }
+  stats.median_us = median;
+  stats.mad_us = mad;
+  stats.samples = int(kept.size());
+  return stats;
+}
+
+}  // namespace
+
+std::vector<Result<TimingStats>> time_interleaved(const std::vector<std::function<Status()>>& calls,
+                                                  const TimingOptions& options) {
+  const std::size_t count = calls.size();
+  std::vector<Status> failed(count);
+  std::vector<std::int64_t> calls_per_sample(count, 1);
+  const double min_sample_us = std::max(0.0, options.min_sample_ms) * 1000.0;
+
+  // Warm up, then find how many calls fill one sample by doubling a timed batch.
+  for (std::size_t i = 0; i < count; ++i) {
+    auto warm = run_batch(calls[i], std::max(0, options.warmup_runs));
+    if (!warm.is_ok()) {
+      failed[i] = warm.status();
+      continue;
+    }
+    std::int64_t batch = 1;
+    while (true) {
+      auto elapsed = run_batch(calls[i], batch);
+      if (!elapsed.is_ok()) {
+        failed[i] = elapsed.status();
+        break;
+      }
+      if (*elapsed >= min_sample_us / 4 || batch >= kMaxCallsPerSample) {
+        const double per_call = std::max(*elapsed / double(batch), 1e-3);
+        calls_per_sample[i] = std::clamp<std::int64_t>(std::int64_t(std::ceil(min_sample_us / per_call)), 1,
+                                                       kMaxCallsPerSample);
+        break;
+      }
+      batch *= 2;
+    }
+  }
+
+  std::vector<std::vector<double>> samples(count);
+  for (int s = 0; s < std::max(1, options.samples); ++s) {
+    for (std::size_t i = 0; i < count; ++i) {
+      if (!failed[i].is_ok()) continue;
+      auto elapsed = run_batch(calls[i], calls_per_sample[i]);
+      if (!elapsed.is_ok()) {
+        failed[i] = elapsed.status();
+        continue;
+      }
+      samples[i].push_back(*elapsed / double(calls_per_sample[i]));
+    }
+  }
+
+  std::vector<Result<TimingStats>> results;
+  for (std::size_t i = 0; i < count; ++i) {
+    if (!failed[i].is_ok()) {
+      results.emplace_back(failed[i]);
+    } else {
+      results.emplace_back(summarize(samples[i], calls_per_sample[i]));
+    }
+  }
+  return results;
+}
+
+}  // namespace gemmtune

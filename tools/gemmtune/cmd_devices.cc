@@ -1,0 +1,58 @@
+// gemmtune devices: what was detected, and which backends this build has.
+#include <cstdio>
+#include <iostream>
+
+#include "commands.h"
+#include "common.h"
+
+namespace gemmtune::cli {
+
+int run_devices(int argc, char** argv) {
+  const std::vector<OptionSpec> specs = {{"json", false, "--json                 machine-readable output"}};
+  for (int i = 2; i < argc; ++i) {
+    if (std::string(argv[i]) == "--help") {
+      std::cout << usage("devices", "Lists the devices gemmtune detected and the backends compiled in.", specs);
+      return kExitOk;
+    }
+  }
+  auto args = Args::parse("devices", specs, argc, argv, 2);
+  if (!args.is_ok()) return fail(args.status());
+  auto cpu = find_device("cpu");
+  if (!cpu.is_ok()) return fail(cpu.status());
+  auto cuda = find_device("cuda:0");
+
+  nlohmann::json backends = nlohmann::json::array();
+  for (DeviceKind kind : {DeviceKind::cpu, DeviceKind::cuda}) {
+    for (const BackendAvailability& b : compiled_backends(kind)) {
+      backends.push_back({{"device", kind == DeviceKind::cpu ? "cpu" : "cuda"},
+                          {"name", b.name},
+                          {"available", b.available},
+                          {"note", b.note}});
+    }
+  }
+  if (args->flag("json")) {
+    nlohmann::json out = {{"devices", {device_json(*cpu)}}, {"backends", backends}};
+    if (!cuda.is_ok()) out["cuda"] = cuda.status().message();
+    std::cout << out.dump(2) << "\n";
+    return kExitOk;
+  }
+  const CpuInfo& c = cpu->cpu;
+  std::printf("cpu: %s\n", c.model.c_str());
+  std::printf("  cores: %d logical, %d physical\n", c.logical_cores, c.physical_cores);
+  std::printf("  caches: L1d %lld KiB, L2 %lld KiB, L3 %lld MiB\n", (long long)(c.l1d_bytes >> 10),
+              (long long)(c.l2_bytes >> 10), (long long)(c.l3_bytes >> 20));
+  std::string features;
+  for (const std::string& f : c.feature_names()) features += f + " ";
+  std::printf("  features: %s\n", features.c_str());
+  std::printf("  kernel ISA: %s%s\n", std::string(cpu_isa_name(c.best_isa())).c_str(),
+              c.isa_cap.empty() ? "" : (" (capped by GEMMTUNE_CPU_ISA=" + c.isa_cap + ")").c_str());
+  std::printf("cuda: %s\n", cuda.is_ok() ? "present" : cuda.status().message().c_str());
+  std::printf("backends:\n");
+  for (const auto& b : backends) {
+    std::printf("  %-5s %-10s %-4s %s\n", b["device"].get<std::string>().c_str(), b["name"].get<std::string>().c_str(),
+                b["available"].get<bool>() ? "yes" : "no", b["note"].get<std::string>().c_str());
+  }
+  return kExitOk;
+}
+
+}  // namespace gemmtune::cli

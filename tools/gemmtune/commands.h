@@ -1,0 +1,12 @@
+// The CLI's commands. Each returns the process exit code: 0 ok, 1 the work failed, 2 bad usage.
+#pragma once
+
+namespace gemmtune::cli {
+
+int run_devices(int argc, char** argv);
+int run_tune(int argc, char** argv);
+int run_bench(int argc, char** argv);
+int run_demo(int argc, char** argv);
+
+
+}  // namespace gemmtune::cli

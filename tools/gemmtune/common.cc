@@ -1,0 +1,251 @@
+#include "common.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+#include "../../src/core/test_buffers.h"
+
+namespace gemmtune::cli {
+
+int fail(const Status& status) {
+  std::fprintf(stderr, "gemmtune: %s\n", status.message().c_str());
+  return status.code() == ErrorCode::invalid_argument || status.code() == ErrorCode::not_found ? kExitUsage
+                                                                                                : kExitFailed;
+}
+
+std::vector<OptionSpec> session_options() {
+  return {
+      {"device", true, "--device D             device to run on: cpu (default)"},
+      {"search", true, "--search S             config space: default | exhaustive"},
+      {"backends", true, "--backends A,B         only these backends (default: all)"},
+      {"samples", true, "--samples N            timing samples per choice (default 7)"},
+      {"min-sample-ms", true, "--min-sample-ms T      each sample runs at least T ms (default 2)"},
+      {"verbose", false, "--verbose              print each AUTOTUNE table to stderr"},
+  };
+}
+
+Result<SessionOptions> session_options_from(const Args& args) {
+  SessionOptions options;
+  options.device = args.get("device", "cpu");
+  GEMMTUNE_ASSIGN_OR_RETURN(options.tuning.search, parse_search_space(args.get("search", "default")));
+  std::string list = args.get("backends", "");
+  for (std::size_t pos = 0; pos < list.size();) {
+    std::size_t comma = list.find(',', pos);
+    if (comma == std::string::npos) comma = list.size();
+    if (comma > pos) options.tuning.backends.push_back(list.substr(pos, comma - pos));
+    pos = comma + 1;
+  }
+  GEMMTUNE_ASSIGN_OR_RETURN(auto samples, args.get_int("samples", options.tuning.timing.samples, 1, 1000));
+  options.tuning.timing.samples = int(samples);
+  GEMMTUNE_ASSIGN_OR_RETURN(options.tuning.timing.min_sample_ms,
+                            args.get_double("min-sample-ms", options.tuning.timing.min_sample_ms));
+  if (options.tuning.timing.min_sample_ms < 0) return invalid_argument("--min-sample-ms must be >= 0");
+  options.tuning.print_table = args.flag("verbose");
+  return options;
+}
+
+nlohmann::json problem_json(const Problem& p) {
+  return {{"m", p.m()},
+          {"n", p.n()},
+          {"k", p.k()},
+          {"a_dtype", dtype_name(p.a_type())},
+          {"b_dtype", dtype_name(p.b_type())},
+          {"c_dtype", dtype_name(p.c_type())},
+          {"layout", p.layout_letters()},
+          {"lda", p.lda()},
+          {"ldb", p.ldb()},
+          {"ldc", p.ldc()},
+          {"alpha", p.alpha()},
+          {"beta", p.beta()},
+          {"key", ProblemKey::of(p).to_string()}};
+}
+
+nlohmann::json report_json(const TuneReport& report) {
+  nlohmann::json choices = nlohmann::json::array();
+  for (const ChoiceReport& c : report.choices) {
+    nlohmann::json choice = {{"backend", c.backend},
+                             {"config", c.config.to_string()},
+                             {"status", choice_status_name(c.status)},
+                             {"time_us", c.time_us >= 0 ? nlohmann::json(c.time_us) : nlohmann::json(nullptr)}};
+    if (c.error >= 0) choice["error"] = c.error;
+    if (!c.reason.empty()) choice["reason"] = c.reason;
+    choices.push_back(choice);
+  }
+  nlohmann::json best = nullptr;
+  if (const ChoiceReport* b = report.best_choice()) {
+    best = {{"index", report.best}, {"backend", b->backend}, {"config", b->config.to_string()}, {"time_us", b->time_us}};
+  }
+  return {{"choices", choices}, {"best", best}, {"tuning_s", report.tuning_s}, {"store_hit", report.store_hit}};
+}
+
+nlohmann::json device_json(const DeviceInfo& device) {
+  const CpuInfo& cpu = device.cpu;
+  return {{"name", device.name},
+          {"fingerprint", device.fingerprint()},
+          {"cpu",
+           {{"model", cpu.model},
+            {"features", cpu.feature_names()},
+            {"best_isa", cpu_isa_name(cpu.best_isa())},
+            {"isa_cap", cpu.isa_cap},
+            {"logical_cores", cpu.logical_cores},
+            {"physical_cores", cpu.physical_cores},
+            {"l1d_bytes", cpu.l1d_bytes},
+            {"l2_bytes", cpu.l2_bytes},
+            {"l3_bytes", cpu.l3_bytes}}}};
+}
+
+Result<ShapeComparison> compare_with_peers(Session& session, const Problem& problem,
+                                           const std::vector<std::string>& peers, const TimingOptions& timing) {
+  ShapeComparison out;
+  out.problem = problem.describe();
+  out.m = problem.m();
+  out.n = problem.n();
+  out.k = problem.k();
+  // Random operands (never zeros: they run faster than real data); each candidate its own C.
+  TestBuffers buffers(problem, 0x5eed0001);
+  // The first call of an unseen shape tunes it, as in a user's program.
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<std::uint8_t> first_c(std::size_t(problem.c_elements()) * dtype_size(problem.c_type()) + 64);
+  GEMMTUNE_RETURN_IF_ERROR(session.gemm(problem, buffers.a(), buffers.b(), first_c.data()));
+  out.tuning_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  GEMMTUNE_ASSIGN_OR_RETURN(PickInfo pick, session.pick(problem));
+  out.pick_backend = pick.backend;
+  out.pick_config = pick.config.to_string();
+
+  std::vector<std::vector<std::uint8_t>> outputs;
+  auto output = [&]() -> void* {
+    outputs.emplace_back(std::size_t(problem.c_elements()) * dtype_size(problem.c_type()) + 64);
+    return outputs.back().data();
+  };
+  std::vector<std::function<Status()>> calls;
+  void* ours = output();
+  calls.push_back([&session, &problem, &buffers, ours] { return session.gemm(problem, buffers.a(), buffers.b(), ours); });
+  std::vector<std::unique_ptr<GemmKernel>> kernels;
+  std::vector<std::size_t> peer_slot;
+  for (const std::string& name : peers) {
+    PeerTime peer;
+    peer.backend = name;
+    auto kernel = session.kernel(problem, name);
+    if (!kernel.is_ok()) {
+      peer.note = kernel.status().message();
+    } else {
+      kernels.push_back(std::move(kernel).value());
+      GemmKernel* k = kernels.back().get();
+      void* c = output();
+      peer_slot.push_back(out.peers.size());
+      calls.push_back([k, &buffers, c] { return k->run(buffers.a(), buffers.b(), c); });
+    }
+    out.peers.push_back(peer);
+  }
+  std::vector<Result<TimingStats>> stats = time_interleaved(calls, timing);
+  if (!stats[0].is_ok()) return stats[0].status();
+  out.gemmtune_us = stats[0]->median_us;
+  for (std::size_t i = 1; i < stats.size(); ++i) {
+    PeerTime& peer = out.peers[peer_slot[i - 1]];
+    if (stats[i].is_ok()) {
+      peer.time_us = stats[i]->median_us;
+    } else {
+      peer.note = stats[i].status().message();
+    }
+  }
+  return out;
+}
+
+double geometric_mean(const std::vector<double>& values) {
+  double sum = 0;
+  int count = 0;
+  for (double v : values) {
+    if (v > 0) {
+      sum += std::log(v);
+      ++count;
+    }
+  }
+  return count ? std::exp(sum / count) : 0.0;
+}
+
+}  // namespace gemmtune::cli
+
+namespace gemmtune::cli {
+namespace {
+
+// Per peer, and against the best peer of each shape, the ratios peer time / gemmtune time.
+std::map<std::string, std::vector<double>> ratios_by_peer(const std::vector<ShapeComparison>& rows) {
+  std::map<std::string, std::vector<double>> ratios;
+  for (const ShapeComparison& row : rows) {
+    double best_peer = -1;
+    for (const PeerTime& peer : row.peers) {
+      if (peer.time_us <= 0 || row.gemmtune_us <= 0) continue;
+      ratios[peer.backend].push_back(peer.time_us / row.gemmtune_us);
+      best_peer = best_peer < 0 ? peer.time_us : std::min(best_peer, peer.time_us);
+    }
+    if (best_peer > 0) ratios["best_peer"].push_back(best_peer / row.gemmtune_us);
+  }
+  return ratios;
+}
+
+}  // namespace
+
+std::string comparison_table(const std::vector<ShapeComparison>& rows) {
+  std::string out;
+  char line[512];
+  if (rows.empty()) return out;
+  std::snprintf(line, sizeof line, "%-22s %12s  %-9s", "shape (m n k)", "gemmtune us", "pick");
+  out += line;
+  for (const PeerTime& peer : rows.front().peers) {
+    std::snprintf(line, sizeof line, " %12s %8s", (peer.backend + " us").c_str(), "ratio");
+    out += line;
+  }
+  out += "\n";
+  for (const ShapeComparison& row : rows) {
+    const std::string shape = std::to_string(row.m) + " " + std::to_string(row.n) + " " + std::to_string(row.k);
+    std::snprintf(line, sizeof line, "%-22s %12.2f  %-9s", shape.c_str(), row.gemmtune_us, row.pick_backend.c_str());
+    out += line;
+    for (const PeerTime& peer : row.peers) {
+      if (peer.time_us > 0) {
+        std::snprintf(line, sizeof line, " %12.2f %7.2fx", peer.time_us, peer.time_us / row.gemmtune_us);
+      } else {
+        std::snprintf(line, sizeof line, " %12s %8s", "-", "-");
+      }
+      out += line;
+    }
+    out += "\n";
+  }
+  out += "geometric mean of peer time / gemmtune time:";
+  for (const auto& [peer, ratios] : ratios_by_peer(rows)) {
+    std::snprintf(line, sizeof line, "  %s %.3fx (%zu shapes)", peer.c_str(), geometric_mean(ratios), ratios.size());
+    out += line;
+  }
+  out += "\n";
+  return out;
+}
+
+nlohmann::json comparison_json(const std::vector<ShapeComparison>& rows) {
+  nlohmann::json shapes = nlohmann::json::array();
+  for (const ShapeComparison& row : rows) {
+    nlohmann::json peers = nlohmann::json::object();
+    for (const PeerTime& peer : row.peers) {
+      nlohmann::json p;
+      if (peer.time_us > 0) {
+        p = {{"time_us", peer.time_us}, {"ratio", peer.time_us / row.gemmtune_us}};
+      } else {
+        p = {{"time_us", nullptr}, {"note", peer.note}};
+      }
+      peers[peer.backend] = p;
+    }
+    shapes.push_back({{"m", row.m},
+                      {"n", row.n},
+                      {"k", row.k},
+                      {"problem", row.problem},
+                      {"gemmtune_us", row.gemmtune_us},
+                      {"pick", {{"backend", row.pick_backend}, {"config", row.pick_config}}},
+                      {"tuning_s", row.tuning_s},
+                      {"peers", peers}});
+  }
+  nlohmann::json means = nlohmann::json::object();
+  for (const auto& [peer, ratios] : ratios_by_peer(rows)) means[peer] = geometric_mean(ratios);
+  return {{"shapes", shapes}, {"geomean_ratio", means}, {"ratio", "peer time / gemmtune time; above 1 gemmtune is faster"}};
+}
+
+}  // namespace gemmtune::cli

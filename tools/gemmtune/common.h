@@ -1,0 +1,60 @@
+// Pieces the CLI commands share: options common to several commands, building a Session from
+// them, JSON of reports, and the comparison of gemmtune against the peers on one shape.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "args.h"
+#include "gemmtune/session.h"
+
+namespace gemmtune::cli {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailed = 1;
+inline constexpr int kExitUsage = 2;
+
+// Prints "gemmtune: <message>" and returns kExitUsage for invalid arguments, else kExitFailed.
+int fail(const Status& status);
+
+// --device, --search, --backends, --samples, --min-sample-ms, --verbose.
+std::vector<OptionSpec> session_options();
+Result<SessionOptions> session_options_from(const Args& args);
+
+nlohmann::json problem_json(const Problem& problem);
+nlohmann::json report_json(const TuneReport& report);
+nlohmann::json device_json(const DeviceInfo& device);
+
+// gemmtune (through Session::gemm, dispatch included) against each peer backend on one shape,
+// timed interleaved in the same run.
+struct PeerTime {
+  std::string backend;
+  double time_us = -1;  // -1: the peer cannot run this problem
+  std::string note;     // why not
+};
+struct ShapeComparison {
+  std::string problem;
+  std::int64_t m = 0, n = 0, k = 0;
+  double gemmtune_us = 0;
+  std::string pick_backend;
+  std::string pick_config;
+  double tuning_s = 0;
+  std::vector<PeerTime> peers;
+};
+Result<ShapeComparison> compare_with_peers(Session& session, const Problem& problem,
+                                           const std::vector<std::string>& peers, const TimingOptions& timing);
+
+// exp(mean(log x)) of the positive entries; 0 when there are none.
+double geometric_mean(const std::vector<double>& values);
+
+}  // namespace gemmtune::cli
+
+namespace gemmtune::cli {
+
+// One line per shape: gemmtune's time and pick, each peer's time and peer/gemmtune ratio
+// (above 1: gemmtune is faster), then the geometric means of the ratios.
+std::string comparison_table(const std::vector<ShapeComparison>& rows);
+nlohmann::json comparison_json(const std::vector<ShapeComparison>& rows);
+
+}  // namespace gemmtune::cli

@@ -1,0 +1,39 @@
+// gemmtune: the command-line face of the library. Every command goes through the public API.
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "commands.h"
+
+namespace {
+
+constexpr const char* kHelp = R"(usage: gemmtune COMMAND [options]
+
+gemmtune finds the fastest correct GEMM kernel for each shape on this machine, among its own
+kernels and the vendor libraries, and dispatches to it.
+
+commands:
+  devices   what was detected: CPU features, cores, caches; backends compiled in
+  tune      tune one problem and show every choice with its time
+  bench     gemmtune against each peer library on a shape set, in the same run
+  demo      a workload whose shapes change at run time, then the comparison with the peers
+
+`gemmtune COMMAND --help` describes each command's options.
+)";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0 ||
+      std::strcmp(argv[1], "help") == 0) {
+    std::fputs(kHelp, argc < 2 ? stderr : stdout);
+    return argc < 2 ? 2 : 0;
+  }
+  const std::string command = argv[1];
+  if (command == "devices") return gemmtune::cli::run_devices(argc, argv);
+  if (command == "tune") return gemmtune::cli::run_tune(argc, argv);
+  if (command == "bench") return gemmtune::cli::run_bench(argc, argv);
+  if (command == "demo") return gemmtune::cli::run_demo(argc, argv);
+  std::fprintf(stderr, "gemmtune: unknown command '%s' (see gemmtune --help)\n", command.c_str());
+  return 2;
+}
