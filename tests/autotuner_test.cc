@@ -1,0 +1,173 @@
+// The autotuner on fake backends that misbehave in every way a real one can without crashing
+// the process: it must drop each with the reason and still pick a correct kernel.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <stdexcept>
+
+#include "core/autotuner.h"
+#include "core/reference_gemm.h"
+
+namespace gemmtune {
+namespace {
+
+enum class Fault { none, throw_in_prepare, fail_prepare, throw_in_run, fail_run, garbage, skip_last_row,
+                   write_past_end, write_padding };
+
+class FaultyKernel final : public Kernel {
+ public:
+  FaultyKernel(const Problem& p, Fault fault) : p_(p), fault_(fault) {}
+  Status run(const GemmArgs& args) override {
+    if (fault_ == Fault::throw_in_run) throw std::runtime_error("kernel exploded");
+    if (fault_ == Fault::fail_run) return Status(ErrorCode::internal, "launch failed");
+    reference_gemm(p_, args.a, args.b, args.c);
+    auto* c = static_cast<float*>(args.c);
+    switch (fault_) {
+      case Fault::garbage: c[p_.c_index(p_.m() / 2, p_.n() / 2)] += 10.0f; break;
+      case Fault::skip_last_row:
+        for (std::int64_t j = 0; j < p_.n(); ++j) c[p_.c_index(p_.m() - 1, j)] = std::nanf("");
+        break;
+      case Fault::write_past_end: c[p_.c_elements()] = 1.0f; break;
+      case Fault::write_padding: c[p_.n()] = 1.0f; break;  // ldc > n
+      default: break;
+    }
+    return Status::ok();
+  }
+
+ private:
+  Problem p_;
+  Fault fault_;
+};
+
+class FaultyBackend final : public Backend {
+ public:
+  FaultyBackend(std::string name, std::vector<Fault> faults) : name_(std::move(name)), faults_(std::move(faults)) {}
+  std::string_view name() const override { return name_; }
+  std::string version() const override { return "test"; }
+  std::vector<KernelConfig> configs(const Problem&, SearchSpace) const override {
+    std::vector<KernelConfig> configs;
+    for (std::size_t i = 0; i < faults_.size(); ++i) {
+      KernelConfig c;
+      c.algo = int(i) + 1;
+      configs.push_back(c);
+    }
+    return configs;
+  }
+  Status can_implement(const Problem&, const KernelConfig& c) const override {
+    return c.algo >= 1 && c.algo <= int(faults_.size()) ? Status::ok() : unsupported("no such algo");
+  }
+  Result<std::unique_ptr<Kernel>> prepare(const Problem& p, const KernelConfig& c) const override {
+    const Fault fault = faults_[std::size_t(c.algo - 1)];
+    if (fault == Fault::throw_in_prepare) throw std::runtime_error("compiler crashed");
+    if (fault == Fault::fail_prepare) return Status(ErrorCode::unsupported, "does not compile");
+    return std::unique_ptr<Kernel>(std::make_unique<FaultyKernel>(p, fault));
+  }
+
+ private:
+  std::string name_;
+  std::vector<Fault> faults_;
+};
+
+TuneOptions fast_options() {
+  TuneOptions options;
+  options.timing.samples = 2;
+  options.timing.min_sample_ms = 0.05;
+  options.timing.warmup_runs = 0;
+  options.seed = 7;
+  return options;
+}
+
+TEST(Autotuner, FaultyChoicesAreDroppedWithTheirReasonAndACorrectOneIsPicked) {
+  ProblemSpec spec;
+  spec.m = 12;
+  spec.n = 10;
+  spec.k = 9;
+  spec.ldc = 11;  // room for padding writes
+  const Problem problem = *Problem::create(spec);
+  BackendList backends;
+  backends.push_back(std::make_unique<FaultyBackend>(
+      "faulty", std::vector<Fault>{Fault::throw_in_prepare, Fault::fail_prepare, Fault::throw_in_run, Fault::fail_run,
+                                   Fault::garbage, Fault::skip_last_row, Fault::write_past_end, Fault::write_padding,
+                                   Fault::none}));
+  TuneOutcome outcome = autotune(problem, *find_device("cpu"), backends, fast_options());
+  const auto& choices = outcome.report.choices;
+  ASSERT_EQ(choices.size(), 9u);
+  EXPECT_EQ(choices[0].status, ChoiceStatus::prepare_failed);
+  EXPECT_NE(choices[0].reason.find("compiler crashed"), std::string::npos);
+  EXPECT_EQ(choices[1].status, ChoiceStatus::prepare_failed);
+  EXPECT_EQ(choices[2].status, ChoiceStatus::run_failed);
+  EXPECT_NE(choices[2].reason.find("kernel exploded"), std::string::npos);
+  EXPECT_EQ(choices[3].status, ChoiceStatus::run_failed);
+  EXPECT_EQ(choices[4].status, ChoiceStatus::wrong_result);
+  EXPECT_NE(choices[4].reason.find("normalized error"), std::string::npos);
+  EXPECT_EQ(choices[5].status, ChoiceStatus::wrong_result);
+  EXPECT_NE(choices[5].reason.find("not written"), std::string::npos);
+  EXPECT_EQ(choices[6].status, ChoiceStatus::wrong_result);
+  EXPECT_NE(choices[6].reason.find("past the end"), std::string::npos);
+  EXPECT_EQ(choices[7].status, ChoiceStatus::wrong_result);
+  EXPECT_NE(choices[7].reason.find("padding"), std::string::npos);
+  EXPECT_EQ(outcome.report.best, 8);
+  ASSERT_NE(outcome.kernel, nullptr);
+  EXPECT_NE(outcome.report.table().find("choices benchmarked in"), std::string::npos);
+}
+
+TEST(Autotuner, NoCorrectChoiceMeansNoKernelAndNoPick) {
+  const Problem problem = *Problem::create(4, 4, 4, DType::f32);
+  BackendList backends;
+  backends.push_back(std::make_unique<FaultyBackend>("faulty", std::vector<Fault>{Fault::garbage}));
+  TuneOutcome outcome = autotune(problem, *find_device("cpu"), backends, fast_options());
+  EXPECT_EQ(outcome.report.best, -1);
+  EXPECT_EQ(outcome.kernel, nullptr);
+}
+
+ChoiceReport timed(double us, double mad = 0) {
+  ChoiceReport c;
+  c.status = ChoiceStatus::ok;
+  c.time_us = us;
+  c.time_mad_us = mad;
+  return c;
+}
+
+TEST(PickBest, TheFastestWinsOutsideTheNoiseBand) {
+  EXPECT_EQ(pick_best({timed(10), timed(5), timed(7)}, 0.02), 1);
+}
+
+TEST(PickBest, AChoiceWithinTheNoiseBandThatComesFirstWins) {
+  // 10.1 is within 2% of 10: the earlier choice is kept, so reruns pick the same kernel.
+  EXPECT_EQ(pick_best({timed(10.1), timed(10.0)}, 0.02), 0);
+  // A noisy fastest widens the band to twice its MAD.
+  EXPECT_EQ(pick_best({timed(11.0), timed(10.0, 0.6)}, 0.02), 0);
+  EXPECT_EQ(pick_best({timed(11.0), timed(10.0, 0.4)}, 0.02), 1);
+}
+
+TEST(PickBest, FailedAndPrunedChoicesAreNeverPicked) {
+  ChoiceReport wrong = timed(1);
+  wrong.status = ChoiceStatus::wrong_result;
+  ChoiceReport pruned = timed(2);
+  pruned.status = ChoiceStatus::pruned;
+  EXPECT_EQ(pick_best({wrong, pruned, timed(9)}, 0.02), 2);
+  EXPECT_EQ(pick_best({wrong}, 0.02), -1);
+}
+
+TEST(Timing, InterleavedTimingReportsErrorsPerCandidate) {
+  int calls = 0;
+  std::vector<std::function<Status()>> fns = {
+      [&] { ++calls; return Status::ok(); },
+      [] { return Status(ErrorCode::internal, "boom"); },
+  };
+  TimingOptions options;
+  options.samples = 3;
+  options.min_sample_ms = 0.01;
+  auto results = time_interleaved(fns, options);
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_TRUE(results[0].is_ok());
+  EXPECT_GE(results[0]->samples, 2);  // outliers beyond 3 scaled MADs may be dropped
+  EXPECT_LE(results[0]->samples, 3);
+  EXPECT_GT(calls, 3);
+  EXPECT_FALSE(results[1].is_ok());
+  EXPECT_EQ(results[1].status().message(), "boom");
+}
+
+}  // namespace
+}  // namespace gemmtune

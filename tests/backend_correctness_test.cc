@@ -1,0 +1,151 @@
+// Every backend × dtype × layout against the reference, through the verifier the autotuner
+// uses: random inputs, poisoned output, guard bytes, normalized error per dtype. Shapes are odd,
+// tiny, zero-sized and padded, and every config of each backend's default list runs.
+#include <gtest/gtest.h>
+
+#include "core/backend.h"
+#include "core/test_buffers.h"
+#include "backends/cpu/cpu_kernels.h"
+#include "core/verify.h"
+
+namespace gemmtune {
+namespace {
+
+struct Case {
+  DType in, out;
+  const char* layout;
+};
+
+std::string case_name(const testing::TestParamInfo<Case>& info) {
+  return std::string(dtype_name(info.param.in)) + "_" + std::string(dtype_name(info.param.out)) + "_" +
+         info.param.layout;
+}
+
+std::vector<Case> all_cases() {
+  std::vector<Case> cases;
+  const std::pair<DType, DType> types[] = {{DType::f32, DType::f32},  {DType::f16, DType::f16},
+                                           {DType::f16, DType::f32},  {DType::bf16, DType::bf16},
+                                           {DType::bf16, DType::f32}, {DType::s8, DType::s32}};
+  for (auto [in, out] : types) {
+    for (const char* layout : {"nn", "nt", "tn", "tt"}) cases.push_back({in, out, layout});
+  }
+  return cases;
+}
+
+class BackendCorrectness : public testing::TestWithParam<Case> {
+ protected:
+  static const BackendList& backends() {
+    static const BackendList list = create_backends(*find_device("cpu"));
+    return list;
+  }
+
+  Problem make(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t pad, double alpha, double beta) {
+    const Case& c = GetParam();
+    auto layouts = *parse_layout_letters(c.layout);
+    ProblemSpec spec;
+    spec.m = m;
+    spec.n = n;
+    spec.k = k;
+    spec.a_type = spec.b_type = c.in;
+    spec.c_type = c.out;
+    spec.a_layout = layouts.first;
+    spec.b_layout = layouts.second;
+    if (pad > 0) {
+      spec.lda = (spec.a_layout == Layout::row_major ? k : m) + pad;
+      spec.ldb = (spec.b_layout == Layout::row_major ? n : k) + pad;
+      spec.ldc = n + pad;
+    }
+    spec.alpha = alpha;
+    spec.beta = beta;
+    auto problem = Problem::create(spec);
+    EXPECT_TRUE(problem.is_ok()) << problem.status().to_string();
+    return *problem;
+  }
+
+  // Runs every config of every backend that accepts the problem; returns how many ran.
+  int check_all_backends(const Problem& problem, std::uint64_t seed) {
+    TestBuffers buffers(problem, seed);
+    const ReferenceSample reference = compute_reference_sample(problem, buffers);
+    int ran = 0;
+    for (const auto& backend : backends()) {
+      for (const KernelConfig& config : backend->configs(problem, SearchSpace::default_space)) {
+        auto kernel = backend->prepare(problem, config);
+        if (!kernel.is_ok()) continue;  // e.g. oneDNN without f16 on this CPU: a skip, not a bug
+        buffers.reset_c();
+        Status status = (*kernel)->run({buffers.a(), buffers.b(), buffers.c(), nullptr});
+        EXPECT_TRUE(status.is_ok()) << backend->name() << " " << config.to_string() << ": " << status.to_string();
+        if (!status.is_ok()) continue;
+        VerifyOutcome outcome = check_output(problem, buffers, reference);
+        EXPECT_TRUE(outcome.ok) << backend->name() << " " << config.to_string() << " on " << problem.describe()
+                                << ": " << outcome.reason;
+        ++ran;
+      }
+    }
+    return ran;
+  }
+};
+
+TEST_P(BackendCorrectness, OddShapesMatchTheReference) {
+  const std::int64_t shapes[][3] = {{1, 1, 1}, {3, 50, 7}, {17, 33, 65}, {64, 64, 64}, {1, 129, 300}, {37, 1, 19}, {70, 45, 3}};
+  std::uint64_t seed = 1;
+  for (auto& s : shapes) {
+    const int ran = check_all_backends(make(s[0], s[1], s[2], 0, 1.0, 0.0), seed++);
+    EXPECT_GE(ran, 2) << "reference and cpu at least";
+  }
+}
+
+TEST_P(BackendCorrectness, PaddedLeadingDimensionsAndScalarsMatchTheReference) {
+  const bool integer = GetParam().in == DType::s8;
+  // Padding between rows must stay untouched (guard bytes), and beta != 0 reads C.
+  check_all_backends(make(29, 31, 23, 5, integer ? 1.0 : 0.75, integer ? 1.0 : -0.5), 99);
+  check_all_backends(make(29, 31, 23, 3, 1.0, 1.0), 100);
+}
+
+TEST_P(BackendCorrectness, ZeroSizedDimsAreHandled) {
+  check_all_backends(make(0, 8, 8, 0, 1.0, 0.0), 5);
+  check_all_backends(make(8, 0, 8, 0, 1.0, 0.0), 6);
+  // k == 0: C = beta·C, or zeros.
+  check_all_backends(make(8, 9, 0, 0, 1.0, 0.0), 7);
+  check_all_backends(make(8, 9, 0, 0, 1.0, 1.0), 8);
+}
+
+TEST_P(BackendCorrectness, SizesAcrossCacheBlocksMatchTheReference) {
+  // Larger than one k block (256) and one m block, so the blocked loops wrap.
+  check_all_backends(make(150, 200, 600, 0, 1.0, 0.0), 11);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllDtypesAndLayouts, BackendCorrectness, testing::ValuesIn(all_cases()), case_name);
+
+// The cpu backend's kernels for every ISA this CPU has (not only the best), every tile.
+TEST(CpuKernels, EveryIsaAndRegisterTileMatchesTheReference) {
+  const BackendList backends = create_backends(*find_device("cpu"));
+  const Backend& cpu = *backends.front();
+  ASSERT_EQ(cpu.name(), "cpu");
+  const int best = host_cpu().best_isa();
+  for (DType type : {DType::f32, DType::bf16, DType::s8}) {
+    auto problem = *Problem::create(45, 77, 130, type, "nt");
+    TestBuffers buffers(problem, 42);
+    const ReferenceSample reference = compute_reference_sample(problem, buffers);
+    for (int isa = 0; isa <= best; ++isa) {
+      for (const auto& tile : cpu::kMicroTiles) {
+        KernelConfig c;
+        c.isa = isa;
+        c.micro_m = tile.micro_m;
+        c.micro_n = tile.micro_nv * (isa == 2 ? 16 : isa == 1 ? 8 : 4);
+        c.block_m = c.micro_m * 3;
+        c.block_n = c.micro_n * 2;
+        c.block_k = 64;
+        c.threads = 2;
+        auto kernel = cpu.prepare(problem, c);
+        ASSERT_TRUE(kernel.is_ok()) << c.to_string() << ": " << kernel.status().to_string();
+        buffers.reset_c();
+        ASSERT_TRUE((*kernel)->run({buffers.a(), buffers.b(), buffers.c(), nullptr}).is_ok());
+        VerifyOutcome outcome = check_output(problem, buffers, reference);
+        EXPECT_TRUE(outcome.ok) << dtype_name(type) << " " << c.to_string() << ": " << outcome.reason;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace gemmtune

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# End-to-end tests of the gemmtune CLI: help, JSON shape, the best choice's correctness, and
+# clear errors with non-zero exits for bad arguments. Prints "N passed, N failed".
+set -u
+CLI=$1
+passed=0
+failed=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+FAST="--samples 1 --min-sample-ms 0.1"
+
+ok() { passed=$((passed + 1)); echo "ok: $1"; }
+bad() { failed=$((failed + 1)); echo "FAILED: $1"; }
+
+# expect_fail NAME EXPECTED_MESSAGE ARGS...: exit code 2 and the message on stderr.
+expect_fail() {
+  local name=$1 message=$2
+  shift 2
+  "$CLI" "$@" >"$tmp/out" 2>"$tmp/err"
+  local rc=$?
+  if [ "$rc" -eq 2 ] && grep -qF -- "$message" "$tmp/err"; then ok "$name"; else
+    bad "$name (rc $rc, stderr: $(cat "$tmp/err"))"; fi
+}
+
+for cmd in devices tune bench demo; do
+  if "$CLI" "$cmd" --help | grep -q "usage: gemmtune $cmd"; then ok "$cmd --help"; else bad "$cmd --help"; fi
+done
+if "$CLI" --help | grep -q "commands:"; then ok "--help"; else bad "--help"; fi
+
+if "$CLI" devices --json | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["devices"][0]["cpu"]["logical_cores"] >= 1; assert any(b["name"]=="cpu" for b in d["backends"])'; then
+  ok "devices --json"; else bad "devices --json"; fi
+
+# The issue's acceptance command: reference, cpu, onednn and openblas listed with times; the
+# best is ok (verified against the reference before timing).
+"$CLI" tune --device cpu --m 100 --n 300 --k 200 --dtype f32 --json $FAST >"$tmp/tune.json" 2>"$tmp/err"
+if python3 - "$tmp/tune.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for key in ("problem", "device", "choices", "best", "tuning_s"):
+    assert key in d, key
+backends = {c["backend"] for c in d["choices"] if c["time_us"] is not None}
+for b in ("reference", "cpu", "onednn", "openblas"):
+    assert b in backends, f"{b} has no time: {backends}"
+for c in d["choices"]:
+    assert set(("backend", "config", "time_us", "status")) <= set(c), c
+best = d["choices"][d["best"]["index"]]
+assert best["status"] == "ok" and best["error"] < 1e-5, best
+assert d["problem"]["m"] == 100 and d["problem"]["n"] == 300 and d["problem"]["k"] == 200
+PY
+then ok "tune --json lists every backend with times and a verified best"; else bad "tune --json ($(cat "$tmp/err"))"; fi
+
+for dtype in f16 bf16 s8; do
+  if "$CLI" tune --m 17 --n 33 --k 65 --dtype $dtype --layout tn $FAST | grep -q "choices benchmarked"; then
+    ok "tune --dtype $dtype"; else bad "tune --dtype $dtype"; fi
+done
+
+expect_fail "negative m" "--m must be in [0, ...] (got -5)" tune --m -5 --n 3 --k 3
+expect_fail "unknown dtype" "--dtype: unknown dtype 'f7'" tune --m 5 --n 3 --k 3 --dtype f7
+expect_fail "missing value" "--n needs a value" tune --m 5 --n --k 3
+expect_fail "missing value at the end" "--k needs a value" tune --m 5 --n 3 --k
+expect_fail "required option" "--k is required" tune --m 5 --n 3
+expect_fail "unknown option" "unknown option '--bogus'" tune --m 5 --n 3 --k 3 --bogus 1
+expect_fail "bad layout" "unknown layout 'xy'" tune --m 5 --n 3 --k 3 --layout xy
+expect_fail "bad leading dimension" "lda must be >= 3" tune --m 5 --n 3 --k 3 --lda 2
+expect_fail "bad number" "--m: expected an integer, got '5x'" tune --m 5x --n 3 --k 3
+expect_fail "unknown device" "unknown device 'tpu'" tune --device tpu --m 5 --n 3 --k 3
+expect_fail "unknown backend" "backend 'nonesuch' is not available" tune --m 5 --n 3 --k 3 --backends nonesuch
+expect_fail "unknown command" "unknown command 'frobnicate'" frobnicate
+expect_fail "bench without shapes" "--shapes is required" bench
+expect_fail "unreadable shape file" "is not small, llm, square or a readable file" bench --shapes /nonexistent
+printf '8 8 8\n# comment\n1 2\n' >"$tmp/bad_shapes"
+expect_fail "malformed shape file" "bad_shapes:3: expected three non-negative integers" bench --shapes "$tmp/bad_shapes"
+
+printf '# M N K\n8 8 8\n17 33 65\n' >"$tmp/shapes"
+if "$CLI" bench --device cpu --dtype f32 --shapes "$tmp/shapes" --json $FAST 2>"$tmp/err" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert len(d["shapes"]) == 2
+for s in d["shapes"]:
+    assert s["gemmtune_us"] > 0 and "onednn" in s["peers"] and "openblas" in s["peers"], s
+assert "best_peer" in d["geomean_ratio"]
+' && grep -q "\[2/2\]" "$tmp/err"; then ok "bench --json on a shape file, progress on stderr"; else bad "bench --json"; fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

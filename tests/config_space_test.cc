@@ -1,0 +1,153 @@
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include <set>
+
+#include "backends/cpu/cpu_config_space.h"
+#include "backends/cpu/cpu_kernels.h"
+#include "core/config_space.h"
+
+namespace gemmtune {
+namespace {
+
+CpuInfo zen4_like() {
+  CpuInfo cpu;
+  cpu.avx2 = cpu.fma = cpu.avx512f = cpu.avx512bw = cpu.avx512vl = true;
+  cpu.logical_cores = 2;
+  cpu.l1d_bytes = 32 << 10;
+  cpu.l2_bytes = 1 << 20;
+  cpu.l3_bytes = 32 << 20;
+  return cpu;
+}
+
+TEST(KernelConfig, PrintsOnlySetFieldsAndParsesBack) {
+  KernelConfig c;
+  c.block_m = 96;
+  c.micro_n = 32;
+  c.threads = 2;
+  c.isa = 2;
+  EXPECT_EQ(c.to_string(), "bm=96 mn=32 thr=2 isa=avx512");
+  EXPECT_EQ(*KernelConfig::parse(c.to_string()), c);
+  EXPECT_EQ(KernelConfig{}.to_string(), "-");
+}
+
+TEST(KernelConfig, MalformedTextIsRejected) {
+  EXPECT_FALSE(KernelConfig::parse("bm").is_ok());
+  EXPECT_FALSE(KernelConfig::parse("bogus=3").is_ok());
+  EXPECT_FALSE(KernelConfig::parse("bm=-3").is_ok());
+  EXPECT_FALSE(KernelConfig::parse("isa=sse9").is_ok());
+  EXPECT_EQ(KernelConfig::parse("bm=12x").status().code(), ErrorCode::corrupt_data);
+}
+
+RC_GTEST_PROP(KernelConfig, ToStringThenParseIsTheIdentity, ()) {
+  KernelConfig c;
+  for (std::int32_t* field : {&c.block_m, &c.block_n, &c.block_k, &c.stages, &c.warps, &c.group_m, &c.split_k,
+                              &c.micro_m, &c.micro_n, &c.threads, &c.algo}) {
+    *field = *rc::gen::inRange<std::int32_t>(0, 100000);
+  }
+  c.isa = *rc::gen::inRange<std::int32_t>(0, 3);
+  auto parsed = KernelConfig::parse(c.to_string());
+  RC_ASSERT(parsed.is_ok());
+  RC_ASSERT(*parsed == c);
+}
+
+TEST(ConfigSpace, BlocksClampToTheNextPowerOfTwoOfTheDimWithAMinimum) {
+  EXPECT_EQ(scale_block_to_dim(128, 20, 16), 32);   // next_pow2(20) = 32
+  EXPECT_EQ(scale_block_to_dim(128, 3, 16), 16);    // minimum block
+  EXPECT_EQ(scale_block_to_dim(64, 4096, 16), 64);  // already small enough
+  EXPECT_EQ(next_power_of_2(1), 1);
+  EXPECT_EQ(next_power_of_2(65), 128);
+}
+
+TEST(ConfigSpace, DedupKeepsTheFirstAndHonoursTheCap) {
+  KernelConfig a, b;
+  a.block_m = 1;
+  b.block_m = 2;
+  auto kept = dedup_and_cap({a, b, a, b, a}, 10);
+  ASSERT_EQ(kept.size(), 2u);
+  EXPECT_EQ(kept[0], a);
+  EXPECT_EQ(dedup_and_cap({a, b}, 1).size(), 1u);
+}
+
+TEST(CpuConfigSpace, NamedListsHaveTheirRowCounts) {
+  EXPECT_EQ(cpu::cpu_default_list().size(), 8u);
+  EXPECT_EQ(cpu::cpu_int8_list().size(), 5u);
+}
+
+TEST(CpuConfigSpace, RegisterTilesThatWouldSpillArePrunedForAvx2) {
+  CpuInfo cpu = zen4_like();
+  auto p = *Problem::create(512, 512, 512, DType::f32);
+  KernelConfig c;
+  c.isa = 1;          // AVX2: 16 registers
+  c.micro_m = 14;     // 14 x 2 accumulators + 2 + 1 = 31 registers
+  c.micro_n = 16;
+  c.block_m = 112;
+  c.block_n = 512;
+  c.block_k = 128;
+  c.threads = 1;
+  Status s = cpu::check_cpu_limits(c, p, cpu);
+  EXPECT_FALSE(s.is_ok());
+  EXPECT_NE(s.message().find("vector registers"), std::string::npos);
+  c.isa = 2;  // AVX-512 has 32
+  c.micro_n = 32;
+  EXPECT_TRUE(cpu::check_cpu_limits(c, p, cpu).is_ok());
+}
+
+TEST(CpuConfigSpace, PanelsThatDoNotFitTheirCacheArePruned) {
+  CpuInfo cpu = zen4_like();
+  auto p = *Problem::create(512, 512, 512, DType::f32);
+  KernelConfig c;
+  c.isa = 2;
+  c.micro_m = 4;
+  c.micro_n = 32;
+  c.block_m = 64;
+  c.block_n = 512;
+  c.threads = 1;
+  c.block_k = 512;  // 512 x 32 x 4 B = 64 KiB > 32 KiB L1
+  EXPECT_NE(cpu::check_cpu_limits(c, p, cpu).message().find("L1"), std::string::npos);
+  c.block_k = 256;
+  c.block_m = 2048;  // 2048 x 256 x 4 B = 2 MiB > 1 MiB L2
+  EXPECT_NE(cpu::check_cpu_limits(c, p, cpu).message().find("L2"), std::string::npos);
+  c.block_m = 64;
+  c.threads = 3;
+  EXPECT_NE(cpu::check_cpu_limits(c, p, cpu).message().find("threads"), std::string::npos);
+}
+
+TEST(CpuConfigSpace, ExhaustiveIsLargerThanDefaultAndCapped) {
+  CpuInfo cpu = zen4_like();
+  auto p = *Problem::create(1024, 1024, 1024, DType::f32);
+  const auto defaults = cpu::cpu_configs(p, SearchSpace::default_space, cpu);
+  const auto exhaustive = cpu::cpu_configs(p, SearchSpace::exhaustive, cpu);
+  EXPECT_GT(exhaustive.size(), defaults.size());
+  EXPECT_LE(defaults.size(), cpu::kDefaultCap);
+  EXPECT_LE(exhaustive.size(), cpu::kExhaustiveCap);
+}
+
+// Every config the space yields is legal for the problem and the CPU, sized to the problem,
+// and unique.
+RC_GTEST_PROP(CpuConfigSpace, EveryGeneratedConfigFitsTheProblemAndTheMachine, ()) {
+  CpuInfo cpu = zen4_like();
+  cpu.avx512f = *rc::gen::arbitrary<bool>();  // with and without AVX-512
+  const std::int64_t m = *rc::gen::inRange<std::int64_t>(1, 5000);
+  const std::int64_t n = *rc::gen::inRange<std::int64_t>(1, 5000);
+  const std::int64_t k = *rc::gen::inRange<std::int64_t>(1, 5000);
+  const DType type = *rc::gen::element(DType::f32, DType::bf16, DType::s8);
+  const auto space = *rc::gen::element(SearchSpace::default_space, SearchSpace::exhaustive);
+  auto p = *Problem::create(m, n, k, type);
+  const auto configs = cpu::cpu_configs(p, space, cpu);
+  RC_ASSERT(!configs.empty());
+  std::set<KernelConfig> unique(configs.begin(), configs.end());
+  RC_ASSERT(unique.size() == configs.size());
+  for (const KernelConfig& c : configs) {
+    RC_ASSERT(cpu::check_cpu_limits(c, p, cpu).is_ok());
+    RC_ASSERT(c.isa <= cpu.best_isa());
+    RC_ASSERT(c.block_m % c.micro_m == 0);
+    RC_ASSERT(c.block_n % c.micro_n == 0);
+    // Blocks are no larger than the problem needs (next power of two, whole tiles).
+    RC_ASSERT(c.block_m <= std::max<std::int64_t>(next_power_of_2(m), c.micro_m) + c.micro_m);
+    RC_ASSERT(c.block_k <= std::max<std::int64_t>(next_power_of_2(k), 16));
+  }
+}
+
+}  // namespace
+}  // namespace gemmtune
