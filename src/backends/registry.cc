@@ -1,6 +1,7 @@
 // The one place backends are registered. The order is the tie-break order of the autotuner:
 // among choices within the noise band of the fastest, the earliest wins.
 #include "../core/backend.h"
+#include "../core/harness.h"
 #include "cpu/cpu_backends.h"
 
 namespace gemmtune {
@@ -18,6 +19,11 @@ BackendList create_backends(const DeviceInfo& device) {
     backends.push_back(cpu::make_reference_backend());
   }
   return backends;
+}
+
+Result<std::unique_ptr<Harness>> create_harness(const DeviceInfo& device) {
+  if (device.kind == DeviceKind::cpu) return make_host_harness();
+  return unsupported("no harness for device " + device.name + " in this build");
 }
 
 std::vector<BackendAvailability> compiled_backends(DeviceKind kind) {

@@ -7,7 +7,7 @@
 #include <random>
 #include <thread>
 
-#include "verify.h"
+#include "harness.h"
 
 namespace gemmtune {
 namespace {
@@ -93,28 +93,17 @@ void prepare_all(const Problem& problem, std::vector<Candidate>& candidates) {
   for (auto& thread : pool) thread.join();
 }
 
-Status run_guarded(Kernel& kernel, const GemmArgs& args) {
-  try {
-    return kernel.run(args);
-  } catch (const std::exception& e) {
-    return Status(ErrorCode::internal, std::string("run threw: ") + e.what());
-  } catch (...) {
-    return Status(ErrorCode::internal, "run threw a non-standard exception");
-  }
-}
-
-void verify_all(const Problem& problem, std::vector<Candidate>& candidates, TestBuffers& buffers) {
-  const ReferenceSample reference = compute_reference_sample(problem, buffers);
+void verify_all(std::vector<Candidate>& candidates, Harness& harness) {
   for (Candidate& c : candidates) {
     if (c.report.status != ChoiceStatus::ok) continue;
-    buffers.reset_c();
-    Status ran = run_guarded(*c.kernel, {buffers.a(), buffers.b(), buffers.c(), nullptr});
+    harness.reset_c();
+    Status ran = run_guarded(*c.kernel, harness.args());
     if (!ran.is_ok()) {
       c.report.status = ChoiceStatus::run_failed;
       c.report.reason = ran.message();
       continue;
     }
-    VerifyOutcome outcome = check_output(problem, buffers, reference);
+    VerifyOutcome outcome = harness.check();
     c.report.error = outcome.error;
     if (!outcome.ok) {
       c.report.status = ChoiceStatus::wrong_result;
@@ -125,16 +114,12 @@ void verify_all(const Problem& problem, std::vector<Candidate>& candidates, Test
 
 // Times the ok candidates: one short sample each, then full timing of those within
 // prune_factor of the fastest short sample.
-void time_all(std::vector<Candidate>& candidates, TestBuffers& buffers, const TuneOptions& options) {
-  const GemmArgs args{buffers.a(), buffers.b(), buffers.c(), nullptr};
+void time_all(std::vector<Candidate>& candidates, Harness& harness, const TuneOptions& options) {
   auto time_some = [&](std::vector<Candidate*>& which, const TimingOptions& timing) {
-    std::vector<std::function<Status()>> calls;
-    for (Candidate* c : which) {
-      Kernel* kernel = c->kernel.get();
-      calls.push_back([kernel, args] { return run_guarded(*kernel, args); });
-    }
-    buffers.reset_c();
-    std::vector<Result<TimingStats>> stats = time_interleaved(calls, timing);
+    std::vector<Kernel*> kernels;
+    for (Candidate* c : which) kernels.push_back(c->kernel.get());
+    harness.reset_c();
+    std::vector<Result<TimingStats>> stats = harness.time(kernels, timing);
     std::vector<Candidate*> survivors;
     for (std::size_t i = 0; i < which.size(); ++i) {
       if (!stats[i].is_ok()) {
@@ -209,11 +194,22 @@ TuneOutcome autotune(const Problem& problem, const DeviceInfo& device, const Bac
   const auto start = std::chrono::steady_clock::now();
   std::vector<Candidate> candidates = gather(problem, backends, options);
   prepare_all(problem, candidates);
-  TestBuffers buffers(problem, options.seed != 0 ? options.seed : fresh_seed());
-  verify_all(problem, candidates, buffers);
-  time_all(candidates, buffers, options);
-
   TuneOutcome outcome;
+  auto harness = create_harness(device);
+  Status ready = harness.is_ok() ? (*harness)->prepare(problem, options.seed != 0 ? options.seed : fresh_seed())
+                                 : harness.status();
+  if (!ready.is_ok()) {
+    // Without operands nothing can be checked, so nothing may be picked.
+    for (Candidate& c : candidates) {
+      if (c.report.status != ChoiceStatus::ok) continue;
+      c.report.status = ChoiceStatus::run_failed;
+      c.report.reason = "cannot set up operands: " + ready.message();
+    }
+  } else {
+    verify_all(candidates, **harness);
+    time_all(candidates, **harness, options);
+  }
+
   TuneReport& report = outcome.report;
   report.problem = problem.describe();
   report.key = ProblemKey::of(problem);

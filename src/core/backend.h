@@ -52,6 +52,10 @@ class Backend {
 
 using BackendList = std::vector<std::unique_ptr<Backend>>;
 
+// kernel.run(args), with an exception turned into an error Status: a candidate that throws
+// is dropped, never fatal to the tuning.
+Status run_guarded(Kernel& kernel, const GemmArgs& args);
+
 // Every backend this build has for the device, in the fixed order used for tie-breaks.
 // Defined by the platform registry, not by core.
 BackendList create_backends(const DeviceInfo& device);
