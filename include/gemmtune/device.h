@@ -33,10 +33,31 @@ struct CpuInfo {
   std::vector<std::string> feature_names() const;
 };
 
+// A CUDA device as the CUDA backends see it; plain fields, so core needs no CUDA headers.
+struct CudaInfo {
+  int index = 0;
+  std::string name;                       // "NVIDIA H100 80GB HBM3"
+  int cc_major = 0, cc_minor = 0;         // compute capability
+  int sm_count = 0;
+  std::int64_t l2_bytes = 0;
+  std::int64_t global_memory_bytes = 0;
+  std::int64_t shared_memory_per_block_optin = 0;  // the most a block may ask for
+  std::int64_t shared_memory_per_sm = 0;
+  int registers_per_block = 0;
+  int registers_per_sm = 0;
+  int max_threads_per_block = 0;
+  int driver_version = 0;   // 13000 for 13.0
+  int runtime_version = 0;
+  int nvrtc_major = 0, nvrtc_minor = 0;
+  // "sm_90a" on Hopper (the arch-specific target wgmma needs), else "sm_XY".
+  std::string arch() const;
+};
+
 struct DeviceInfo {
   DeviceKind kind = DeviceKind::cpu;
   std::string name;  // "cpu" or "cuda:0"
-  CpuInfo cpu;       // for kind == cpu
+  CpuInfo cpu;       // for kind == cpu: the host; for cuda: the host that drives it
+  CudaInfo cuda;     // for kind == cuda
 
   // Stable across runs on the same machine, different across machine types: model, features
   // and core count for a CPU.
@@ -46,7 +67,11 @@ struct DeviceInfo {
 // The host CPU, detected once (cpuid, /proc/cpuinfo, /sys caches).
 const CpuInfo& host_cpu();
 
-// "cpu" → the host; anything else names a device that is absent in this build or machine.
+// "cpu" → the host; "cuda" or "cuda:N" → that GPU, if this build has the CUDA backends and
+// the machine has the device (else an `unavailable` error saying which is missing).
 Result<DeviceInfo> find_device(const std::string& name);
+
+// Defined by the platform registry: the CUDA device `index`, or why there is none.
+Result<DeviceInfo> detect_cuda_device(int index);
 
 }  // namespace gemmtune

@@ -3,6 +3,9 @@
 #include "../core/backend.h"
 #include "../core/harness.h"
 #include "cpu/cpu_backends.h"
+#ifdef GEMMTUNE_HAVE_CUDA
+#include "cuda/cuda_backends.h"
+#endif
 
 namespace gemmtune {
 
@@ -18,12 +21,31 @@ BackendList create_backends(const DeviceInfo& device) {
 #endif
     backends.push_back(cpu::make_reference_backend());
   }
+#ifdef GEMMTUNE_HAVE_CUDA
+  if (device.kind == DeviceKind::cuda) {
+    backends.push_back(cuda::make_cublaslt_backend(device.cuda));
+    backends.push_back(cuda::make_nvrtc_backend(device.cuda));
+  }
+#endif
   return backends;
 }
 
 Result<std::unique_ptr<Harness>> create_harness(const DeviceInfo& device) {
   if (device.kind == DeviceKind::cpu) return make_host_harness();
+#ifdef GEMMTUNE_HAVE_CUDA
+  return cuda::make_cuda_harness(device);
+#else
   return unsupported("no harness for device " + device.name + " in this build");
+#endif
+}
+
+Result<DeviceInfo> detect_cuda_device(int index) {
+#ifdef GEMMTUNE_HAVE_CUDA
+  return cuda::detect_device(index, host_cpu());
+#else
+  return Status(ErrorCode::unavailable,
+                "device 'cuda:" + std::to_string(index) + "': this build has no CUDA backends (toolkit not found)");
+#endif
 }
 
 std::vector<BackendAvailability> compiled_backends(DeviceKind kind) {
@@ -42,8 +64,13 @@ std::vector<BackendAvailability> compiled_backends(DeviceKind kind) {
 #endif
     list.push_back({"reference", true, "double-accumulating loop; the verifier"});
   } else {
-    list.push_back({"cublaslt", false, "CUDA backend not in this build"});
-    list.push_back({"cuda", false, "CUDA backend not in this build"});
+#ifdef GEMMTUNE_HAVE_CUDA
+    list.push_back({"cublaslt", true, "cuBLASLt, its top heuristic algorithms as choices"});
+    list.push_back({"cuda", true, "gemmtune's NVRTC-compiled tensor-core templates"});
+#else
+    list.push_back({"cublaslt", false, "not built (CUDA toolkit not found or GEMMTUNE_WITH_CUDA=OFF)"});
+    list.push_back({"cuda", false, "not built (CUDA toolkit not found or GEMMTUNE_WITH_CUDA=OFF)"});
+#endif
   }
   return list;
 }

@@ -133,8 +133,19 @@ const CpuInfo& host_cpu() {
   return cpu;
 }
 
+std::string CudaInfo::arch() const {
+  const std::string base = "sm_" + std::to_string(cc_major) + std::to_string(cc_minor);
+  return cc_major == 9 && cc_minor == 0 ? base + "a" : base;
+}
+
 std::string DeviceInfo::fingerprint() const {
   std::ostringstream out;
+  if (kind == DeviceKind::cuda) {
+    out << "cuda|" << cuda.name << "|sm" << cuda.cc_major << cuda.cc_minor << '|' << cuda.sm_count << "sms|drv"
+        << cuda.driver_version << "|rt" << cuda.runtime_version << "|nvrtc" << cuda.nvrtc_major << '.'
+        << cuda.nvrtc_minor;
+    return out.str();
+  }
   out << "cpu|" << cpu.model << '|';
   for (const std::string& feature : cpu.feature_names()) out << feature << ',';
   out << '|' << cpu.logical_cores << "t|l2=" << (cpu.l2_bytes >> 10) << "K";
@@ -150,7 +161,15 @@ Result<DeviceInfo> find_device(const std::string& name) {
     return device;
   }
   if (name == "cuda" || name.rfind("cuda:", 0) == 0) {
-    return Status(ErrorCode::unavailable, "device '" + name + "': no CUDA backend in this build");
+    int index = 0;
+    if (name.size() > 5) {
+      const std::string digits = name.substr(5);
+      if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos || digits.size() > 4) {
+        return not_found("unknown device '" + name + "' (expected cpu or cuda[:N])");
+      }
+      index = std::stoi(digits);
+    }
+    return detect_cuda_device(index);
   }
   return not_found("unknown device '" + name + "' (expected cpu or cuda[:N])");
 }

@@ -1,0 +1,19 @@
+// Factories of the CUDA backends and the CUDA pieces the registry needs.
+#pragma once
+
+#include <memory>
+
+#include "../../core/backend.h"
+#include "../../core/harness.h"
+
+namespace gemmtune::cuda {
+
+// Reads the device's properties (cudaGetDeviceProperties) and the library versions.
+Result<DeviceInfo> detect_device(int index, const CpuInfo& host);
+// Device operands, the host reference, CUDA-event timing over rotated input sets.
+Result<std::unique_ptr<Harness>> make_cuda_harness(const DeviceInfo& device);
+
+std::unique_ptr<Backend> make_cublaslt_backend(const CudaInfo& device);  // "cublaslt"
+std::unique_ptr<Backend> make_nvrtc_backend(const CudaInfo& device);     // "cuda"
+
+}  // namespace gemmtune::cuda

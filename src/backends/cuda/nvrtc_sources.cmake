@@ -1,0 +1,3 @@
+# Sources of the NVRTC template backend ("cuda").
+set(GEMMTUNE_CUDA_NVRTC_SOURCES
+  backends/cuda/nvrtc_backend.cc)

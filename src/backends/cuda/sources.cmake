@@ -1,0 +1,6 @@
+# Sources of the CUDA backends: device detection, harness, cuBLASLt, worker isolation.
+set(GEMMTUNE_CUDA_SOURCES
+  backends/cuda/cuda_device.cc
+  backends/cuda/cuda_harness.cc
+  backends/cuda/cublaslt_backend.cc
+  backends/cuda/worker_client.cc)
