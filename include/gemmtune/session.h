@@ -48,7 +48,8 @@ struct SessionOptions {
 class GemmKernel {
  public:
   virtual ~GemmKernel() = default;
-  virtual Status run(const void* a, const void* b, void* c) = 0;
+  // `stream`: the cudaStream_t to enqueue on for a CUDA device; ignored on the CPU.
+  virtual Status run(const void* a, const void* b, void* c, void* stream = nullptr) = 0;
   virtual const std::string& backend() const = 0;
   virtual const KernelConfig& config() const = 0;
 };
@@ -68,8 +69,14 @@ class Session {
   Session& operator=(const Session&) = delete;
 
   // C = alpha·A·B + beta·C. The first call of a problem tunes it (or takes the stored pick);
-  // later calls go straight to the kernel. Safe to call from many threads.
-  Status gemm(const Problem& problem, const void* a, const void* b, void* c);
+  // later calls go straight to the kernel. Safe to call from many threads. On a CUDA device
+  // a, b and c are device pointers and the work is enqueued on `stream` (a cudaStream_t;
+  // null is the default stream) without waiting for it.
+  Status gemm(const Problem& problem, const void* a, const void* b, void* c, void* stream = nullptr);
+
+  // Makes the first gemm() of a problem fast: tunes it (or loads its stored pick) and
+  // installs the kernel, without running it.
+  Status prepare(const Problem& problem);
 
   // Tunes the problem now, even if it was tuned before, installs the pick for gemm() and
   // returns the full report.
@@ -79,6 +86,12 @@ class Session {
   // of that backend's default list.
   Result<std::unique_ptr<GemmKernel>> kernel(const Problem& problem, std::string_view backend,
                                              const KernelConfig& config = {});
+
+  // Times gemm() on the problem (dispatch included) and each peer kernel, interleaved in one
+  // run on the device's own random operands (device memory and CUDA events on a GPU).
+  // One result per entry: gemmtune first, then the peers in order. Prepares the problem first.
+  std::vector<Result<TimingStats>> time_with_peers(const Problem& problem, const std::vector<GemmKernel*>& peers,
+                                                   const TimingOptions& timing);
 
   // The installed pick for a problem; not_found if the session has not tuned it.
   Result<PickInfo> pick(const Problem& problem) const;

@@ -27,6 +27,10 @@ struct TimingStats {
   std::int64_t calls_per_sample = 0;
 };
 
+// Median and MAD of per-call sample means, after dropping samples further than
+// 3 × 1.4826 × MAD from the median. Every timer of gemmtune reduces its samples with this.
+TimingStats summarize_samples(const std::vector<double>& per_call_us, std::int64_t calls_per_sample);
+
 // Times each callable. Samples are interleaved (A B C A B C …) so that drift of the machine
 // during the measurement cancels in the ratios between candidates. Samples further than
 // 3 × 1.4826 × MAD from the median are dropped as outliers. A callable that returns an error

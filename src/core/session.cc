@@ -6,6 +6,7 @@
 
 #include "autotuner.h"
 #include "backend.h"
+#include "harness.h"
 
 namespace gemmtune {
 namespace {
@@ -34,7 +35,8 @@ class GemmKernelHandle final : public GemmKernel {
  public:
   GemmKernelHandle(std::unique_ptr<Kernel> kernel, std::string backend, KernelConfig config)
       : kernel_(std::move(kernel)), backend_(std::move(backend)), config_(config) {}
-  Status run(const void* a, const void* b, void* c) override { return kernel_->run({a, b, c, nullptr}); }
+  Status run(const void* a, const void* b, void* c, void* stream) override { return kernel_->run({a, b, c, stream}); }
+  Kernel& kernel() { return *kernel_; }
   const std::string& backend() const override { return backend_; }
   const KernelConfig& config() const override { return config_; }
 
@@ -145,14 +147,55 @@ Result<std::unique_ptr<Session>> Session::create(SessionOptions options) {
   return std::unique_ptr<Session>(new Session(std::move(impl)));
 }
 
-Status Session::gemm(const Problem& problem, const void* a, const void* b, void* c) {
+Status Session::gemm(const Problem& problem, const void* a, const void* b, void* c, void* stream) {
   GEMMTUNE_RETURN_IF_ERROR(check_pointers(problem, a, b, c));
+  // An empty C needs no kernel (k == 0 does: C = beta·C).
+  if (problem.m() == 0 || problem.n() == 0) return Status::ok();
   const DispatchKey key{ProblemKey::of(problem), problem.alpha(), problem.beta()};
   Kernel* kernel = impl_->find(key);
   if (kernel == nullptr) {
     GEMMTUNE_ASSIGN_OR_RETURN(kernel, impl_->resolve(problem, key));
   }
-  return kernel->run({a, b, c, nullptr});
+  return kernel->run({a, b, c, stream});
+}
+
+Status Session::prepare(const Problem& problem) {
+  if (problem.m() == 0 || problem.n() == 0) return Status::ok();
+  const DispatchKey key{ProblemKey::of(problem), problem.alpha(), problem.beta()};
+  if (impl_->find(key) != nullptr) return Status::ok();
+  return impl_->resolve(problem, key).status();
+}
+
+namespace {
+
+// gemm() as a Kernel, so the dispatch path is timed by the same harness as the peers.
+class DispatchKernel final : public Kernel {
+ public:
+  DispatchKernel(Session& session, const Problem& problem) : session_(session), problem_(problem) {}
+  Status run(const GemmArgs& args) override { return session_.gemm(problem_, args.a, args.b, args.c, args.stream); }
+
+ private:
+  Session& session_;
+  Problem problem_;
+};
+
+}  // namespace
+
+std::vector<Result<TimingStats>> Session::time_with_peers(const Problem& problem, const std::vector<GemmKernel*>& peers,
+                                                          const TimingOptions& timing) {
+  auto fail_all = [&](const Status& status) {
+    return std::vector<Result<TimingStats>>(peers.size() + 1, Result<TimingStats>(status));
+  };
+  Status prepared = prepare(problem);
+  if (!prepared.is_ok()) return fail_all(prepared);
+  auto harness = create_harness(impl_->device);
+  if (!harness.is_ok()) return fail_all(harness.status());
+  Status ready = (*harness)->prepare(problem, 0x5eed0001);
+  if (!ready.is_ok()) return fail_all(ready);
+  DispatchKernel ours(*this, problem);
+  std::vector<Kernel*> kernels = {&ours};
+  for (GemmKernel* peer : peers) kernels.push_back(&static_cast<GemmKernelHandle*>(peer)->kernel());
+  return (*harness)->time(kernels, timing);
 }
 
 Result<TuneReport> Session::tune(const Problem& problem) {

@@ -35,6 +35,9 @@ class TestBuffers {
   void* c() { return c_.data() + kGuardBytes; }
   const void* c() const { return c_.data() + kGuardBytes; }
   const void* c_initial() const { return c_initial_.data() + kGuardBytes; }
+  // C with its guard bytes before and after: what a device copy of C must mirror.
+  std::uint8_t* c_with_guards() { return c_.data(); }
+  std::size_t c_bytes_with_guards() const { return c_.size(); }
 
   // Restores C to its initial state; with beta == 0 the elements are poisoned instead (NaN for
   // floats, a fixed pattern for s32) so an element the kernel skips cannot pass.

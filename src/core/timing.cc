@@ -29,7 +29,9 @@ Result<double> run_batch(const std::function<Status()>& call, std::int64_t count
   return std::chrono::duration<double, std::micro>(Clock::now() - start).count();
 }
 
-TimingStats summarize(const std::vector<double>& per_call_us, std::int64_t calls) {
+}  // namespace
+
+TimingStats summarize_samples(const std::vector<double>& per_call_us, std::int64_t calls) {
   TimingStats stats;
   stats.calls_per_sample = calls;
   double median = median_of(per_call_us);
@@ -53,8 +55,6 @@ TimingStats summarize(const std::vector<double>& per_call_us, std::int64_t calls
   stats.samples = int(kept.size());
   return stats;
 }
-
-}  // namespace
 
 std::vector<Result<TimingStats>> time_interleaved(const std::vector<std::function<Status()>>& calls,
                                                   const TimingOptions& options) {
@@ -105,7 +105,7 @@ std::vector<Result<TimingStats>> time_interleaved(const std::vector<std::functio
     if (!failed[i].is_ok()) {
       results.emplace_back(failed[i]);
     } else {
-      results.emplace_back(summarize(samples[i], calls_per_sample[i]));
+      results.emplace_back(summarize_samples(samples[i], calls_per_sample[i]));
     }
   }
   return results;

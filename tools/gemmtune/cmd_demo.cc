@@ -55,6 +55,10 @@ int run_demo(int argc, char** argv) {
   auto session = Session::create(*options);
   if (!session.is_ok()) return fail(session.status());
   const DeviceInfo& device = (*session)->device();
+  if (device.kind != DeviceKind::cpu) {
+    return fail(invalid_argument("demo runs on the CPU; on a GPU use `gemmtune bench --device " + device.name +
+                                 " --shapes llm`"));
+  }
   std::printf("gemmtune demo on %s (%d threads, %s kernels)\n", device.cpu.model.c_str(), device.cpu.logical_cores,
               std::string(cpu_isa_name(device.cpu.best_isa())).c_str());
   std::string names;
@@ -67,10 +71,7 @@ int run_demo(int argc, char** argv) {
   int tuned = 0;
   double tuning_s = 0;
   std::vector<ShapeComparison> rows;
-  std::vector<std::string> peers;
-  for (const std::string& name : (*session)->backend_names()) {
-    if (name == "onednn" || name == "openblas") peers.push_back(name);
-  }
+  const std::vector<std::string> peers = peer_backends(**session);
   for (std::size_t i = 0; i < requests.size(); ++i) {
     const Request& r = requests[i];
     auto problem = Problem::create(r.m, r.n, r.k, DType::f32, r.what == std::string("linear") ? "nt" : "nn");

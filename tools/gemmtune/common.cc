@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <map>
 
-#include "../../src/core/test_buffers.h"
 
 namespace gemmtune::cli {
 
@@ -103,47 +102,35 @@ Result<ShapeComparison> compare_with_peers(Session& session, const Problem& prob
   out.m = problem.m();
   out.n = problem.n();
   out.k = problem.k();
-  // Random operands (never zeros: they run faster than real data); each candidate its own C.
-  TestBuffers buffers(problem, 0x5eed0001);
-  // The first call of an unseen shape tunes it, as in a user's program.
+  // Tuning on first sight, as a user's first call of the shape would.
   const auto start = std::chrono::steady_clock::now();
-  std::vector<std::uint8_t> first_c(std::size_t(problem.c_elements()) * dtype_size(problem.c_type()) + 64);
-  GEMMTUNE_RETURN_IF_ERROR(session.gemm(problem, buffers.a(), buffers.b(), first_c.data()));
+  GEMMTUNE_RETURN_IF_ERROR(session.prepare(problem));
   out.tuning_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   GEMMTUNE_ASSIGN_OR_RETURN(PickInfo pick, session.pick(problem));
   out.pick_backend = pick.backend;
   out.pick_config = pick.config.to_string();
 
-  std::vector<std::vector<std::uint8_t>> outputs;
-  auto output = [&]() -> void* {
-    outputs.emplace_back(std::size_t(problem.c_elements()) * dtype_size(problem.c_type()) + 64);
-    return outputs.back().data();
-  };
-  std::vector<std::function<Status()>> calls;
-  void* ours = output();
-  calls.push_back([&session, &problem, &buffers, ours] { return session.gemm(problem, buffers.a(), buffers.b(), ours); });
   std::vector<std::unique_ptr<GemmKernel>> kernels;
-  std::vector<std::size_t> peer_slot;
+  std::vector<GemmKernel*> timed;
+  std::vector<std::size_t> slot;
   for (const std::string& name : peers) {
     PeerTime peer;
     peer.backend = name;
     auto kernel = session.kernel(problem, name);
-    if (!kernel.is_ok()) {
-      peer.note = kernel.status().message();
-    } else {
+    if (kernel.is_ok()) {
       kernels.push_back(std::move(kernel).value());
-      GemmKernel* k = kernels.back().get();
-      void* c = output();
-      peer_slot.push_back(out.peers.size());
-      calls.push_back([k, &buffers, c] { return k->run(buffers.a(), buffers.b(), c); });
+      timed.push_back(kernels.back().get());
+      slot.push_back(out.peers.size());
+    } else {
+      peer.note = kernel.status().message();
     }
     out.peers.push_back(peer);
   }
-  std::vector<Result<TimingStats>> stats = time_interleaved(calls, timing);
+  std::vector<Result<TimingStats>> stats = session.time_with_peers(problem, timed, timing);
   if (!stats[0].is_ok()) return stats[0].status();
   out.gemmtune_us = stats[0]->median_us;
   for (std::size_t i = 1; i < stats.size(); ++i) {
-    PeerTime& peer = out.peers[peer_slot[i - 1]];
+    PeerTime& peer = out.peers[slot[i - 1]];
     if (stats[i].is_ok()) {
       peer.time_us = stats[i]->median_us;
     } else {
@@ -151,6 +138,14 @@ Result<ShapeComparison> compare_with_peers(Session& session, const Problem& prob
     }
   }
   return out;
+}
+
+std::vector<std::string> peer_backends(const Session& session) {
+  std::vector<std::string> peers;
+  for (const std::string& name : session.backend_names()) {
+    if (name == "onednn" || name == "openblas" || name == "cublaslt") peers.push_back(name);
+  }
+  return peers;
 }
 
 double geometric_mean(const std::vector<double>& values) {

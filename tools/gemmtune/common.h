@@ -45,6 +45,10 @@ struct ShapeComparison {
 Result<ShapeComparison> compare_with_peers(Session& session, const Problem& problem,
                                            const std::vector<std::string>& peers, const TimingOptions& timing);
 
+// The libraries gemmtune is measured against on the session's device: oneDNN and OpenBLAS on
+// the CPU, cuBLASLt's first heuristic pick (what torch.mm gets) on a GPU.
+std::vector<std::string> peer_backends(const Session& session);
+
 // exp(mean(log x)) of the positive entries; 0 when there are none.
 double geometric_mean(const std::vector<double>& values);
 

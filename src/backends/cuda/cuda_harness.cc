@@ -1,5 +1,194 @@
+// The CUDA harness: operands in device memory, mirrored from host TestBuffers so the host
+// reference and checker serve the GPU unchanged; C on the device carries the same guard bytes.
+// Timing follows shared/benchmarking.md: CUDA events around a batch of launches, input sets
+// rotated so their total exceeds twice the L2 (a kernel timed on one set would be timed on
+// the cache), medians of interleaved samples.
+#include <algorithm>
+#include <cstring>
+#include <optional>
+
 #include "cuda_backends.h"
+#include "cuda_check.h"
 
 namespace gemmtune::cuda {
-Result<std::unique_ptr<Harness>> make_cuda_harness(const DeviceInfo&) { return unsupported("cuda harness: pending"); }
+namespace {
+
+// Device memory freed when it goes out of scope.
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  DeviceBuffer(DeviceBuffer&& other) noexcept : ptr_(other.ptr_), bytes_(other.bytes_) { other.ptr_ = nullptr; }
+  ~DeviceBuffer() {
+    if (ptr_ != nullptr) cudaFree(ptr_);
+  }
+  Status allocate(std::size_t bytes) {
+    bytes_ = bytes;
+    return cuda::check(cudaMalloc(&ptr_, std::max<std::size_t>(bytes, 256)), "cudaMalloc");
+  }
+  void* get() const { return ptr_; }
+  std::size_t bytes() const { return bytes_; }
+
+ private:
+  void* ptr_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+// At most this many rotated sets, and this much memory for them.
+constexpr int kMaxSets = 32;
+constexpr std::size_t kMaxRotationBytes = std::size_t(4) << 30;
+// Launches per timing sample: enough to hide launch gaps, never so many that a sample lasts
+// more than a few tens of milliseconds.
+constexpr std::int64_t kMaxLaunchesPerSample = 2000;
+
+class CudaHarness final : public Harness {
+ public:
+  explicit CudaHarness(const DeviceInfo& device) : device_(device) {}
+  ~CudaHarness() override {
+    if (stream_ != nullptr) cudaStreamDestroy(stream_);
+    if (start_ != nullptr) cudaEventDestroy(start_);
+    if (stop_ != nullptr) cudaEventDestroy(stop_);
+  }
+
+  Status prepare(const Problem& problem, std::uint64_t seed) override {
+    GEMMTUNE_RETURN_IF_ERROR(cuda::check(cudaSetDevice(device_.cuda.index), "cudaSetDevice"));
+    if (stream_ == nullptr) {
+      GEMMTUNE_RETURN_IF_ERROR(cuda::check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate"));
+      GEMMTUNE_RETURN_IF_ERROR(cuda::check(cudaEventCreate(&start_), "cudaEventCreate"));
+      GEMMTUNE_RETURN_IF_ERROR(cuda::check(cudaEventCreate(&stop_), "cudaEventCreate"));
+    }
+    problem_.emplace(problem);
+    host_.emplace(problem, seed);
+    reference_ = compute_reference_sample(problem, *host_);
+
+    const std::size_t a_bytes = std::size_t(problem.a_elements()) * dtype_size(problem.a_type());
+    const std::size_t b_bytes = std::size_t(problem.b_elements()) * dtype_size(problem.b_type());
+    const std::size_t c_bytes = std::size_t(problem.c_elements()) * dtype_size(problem.c_type());
+    const std::size_t set_bytes = std::max<std::size_t>(1, a_bytes + b_bytes + c_bytes);
+    const std::size_t want = 2 * std::size_t(device_.cuda.l2_bytes) + 1;
+    int sets = int(std::clamp<std::size_t>((want + set_bytes - 1) / set_bytes, 1, kMaxSets));
+    while (sets > 1 && std::size_t(sets) * set_bytes > kMaxRotationBytes) --sets;
+
+    sets_.clear();
+    sets_.resize(std::size_t(sets));
+    for (int s = 0; s < sets; ++s) {
+      OperandSet& set = sets_[std::size_t(s)];
+      GEMMTUNE_RETURN_IF_ERROR(set.a.allocate(a_bytes));
+      GEMMTUNE_RETURN_IF_ERROR(set.b.allocate(b_bytes));
+      GEMMTUNE_RETURN_IF_ERROR(cuda::check(cudaMemcpy(set.a.get(), host_->a(), a_bytes, cudaMemcpyHostToDevice), "copy A"));
+      GEMMTUNE_RETURN_IF_ERROR(cuda::check(cudaMemcpy(set.b.get(), host_->b(), b_bytes, cudaMemcpyHostToDevice), "copy B"));
+      if (s == 0) {
+        // Set 0's C has the guard bytes around it, as the host copy does.
+        GEMMTUNE_RETURN_IF_ERROR(set.c.allocate(host_->c_bytes_with_guards()));
+      } else {
+        GEMMTUNE_RETURN_IF_ERROR(set.c.allocate(host_->c_bytes_with_guards()));
+        GEMMTUNE_RETURN_IF_ERROR(cuda::check(cudaMemcpy(set.c.get(), host_->c_with_guards(), host_->c_bytes_with_guards(),
+                                                  cudaMemcpyHostToDevice),
+                                       "copy C"));
+      }
+    }
+    reset_c();
+    return cuda::check(cudaDeviceSynchronize(), "prepare operands");
+  }
+
+  GemmArgs args() override { return args_of(0); }
+
+  void reset_c() override {
+    host_->reset_c();
+    cudaMemcpy(sets_[0].c.get(), host_->c_with_guards(), host_->c_bytes_with_guards(), cudaMemcpyHostToDevice);
+  }
+
+  VerifyOutcome check() override {
+    Status synced = cuda::check(cudaStreamSynchronize(stream_), "kernel");
+    if (synced.is_ok()) {
+      synced = cuda::check(cudaMemcpy(host_->c_with_guards(), sets_[0].c.get(), host_->c_bytes_with_guards(),
+                                      cudaMemcpyDeviceToHost),
+                           "copy C back");
+    }
+    if (!synced.is_ok()) {
+      VerifyOutcome failed;
+      failed.reason = synced.message();
+      return failed;
+    }
+    return check_output(*problem_, *host_, reference_);
+  }
+
+  std::vector<Result<TimingStats>> time(const std::vector<Kernel*>& kernels, const TimingOptions& options) override {
+    const std::size_t count = kernels.size();
+    std::vector<Status> failed(count);
+    std::vector<std::int64_t> launches(count, 1);
+    const double min_sample_us = std::max(0.0, options.min_sample_ms) * 1000.0;
+    for (std::size_t i = 0; i < count; ++i) {
+      auto one = time_batch(*kernels[i], std::max(1, options.warmup_runs) + 1);
+      if (!one.is_ok()) {
+        failed[i] = one.status();
+        continue;
+      }
+      const double per_launch = std::max(*one, 0.5);
+      launches[i] = std::clamp<std::int64_t>(std::int64_t(min_sample_us / per_launch) + 1, std::int64_t(sets_.size()),
+                                             kMaxLaunchesPerSample);
+    }
+    std::vector<std::vector<double>> samples(count);
+    for (int s = 0; s < std::max(1, options.samples); ++s) {
+      for (std::size_t i = 0; i < count; ++i) {
+        if (!failed[i].is_ok()) continue;
+        auto per_call = time_batch(*kernels[i], launches[i]);
+        if (!per_call.is_ok()) {
+          failed[i] = per_call.status();
+          continue;
+        }
+        samples[i].push_back(*per_call);
+      }
+    }
+    std::vector<Result<TimingStats>> results;
+    for (std::size_t i = 0; i < count; ++i) {
+      if (!failed[i].is_ok()) {
+        results.emplace_back(failed[i]);
+      } else {
+        results.emplace_back(summarize_samples(samples[i], launches[i]));
+      }
+    }
+    return results;
+  }
+
+ private:
+  struct OperandSet {
+    DeviceBuffer a, b, c;
+  };
+
+  GemmArgs args_of(std::size_t set) {
+    auto* c = static_cast<std::uint8_t*>(sets_[set].c.get()) + TestBuffers::kGuardBytes;
+    return {sets_[set].a.get(), sets_[set].b.get(), c, stream_};
+  }
+
+  // Mean time per launch over `launches` launches rotating through the operand sets.
+  Result<double> time_batch(Kernel& kernel, std::int64_t launches) {
+    GEMMTUNE_RETURN_IF_ERROR(cuda::check(cudaEventRecord(start_, stream_), "cudaEventRecord"));
+    for (std::int64_t l = 0; l < launches; ++l) {
+      GEMMTUNE_RETURN_IF_ERROR(run_guarded(kernel, args_of(std::size_t(l) % sets_.size())));
+    }
+    GEMMTUNE_RETURN_IF_ERROR(cuda::check(cudaEventRecord(stop_, stream_), "cudaEventRecord"));
+    GEMMTUNE_RETURN_IF_ERROR(cuda::check(cudaEventSynchronize(stop_), "kernel"));
+    GEMMTUNE_RETURN_IF_ERROR(cuda::check(cudaGetLastError(), "kernel"));
+    float ms = 0;
+    GEMMTUNE_RETURN_IF_ERROR(cuda::check(cudaEventElapsedTime(&ms, start_, stop_), "cudaEventElapsedTime"));
+    return double(ms) * 1000.0 / double(launches);
+  }
+
+  DeviceInfo device_;
+  std::optional<Problem> problem_;
+  std::optional<TestBuffers> host_;
+  ReferenceSample reference_;
+  std::vector<OperandSet> sets_;
+  cudaStream_t stream_ = nullptr;
+  cudaEvent_t start_ = nullptr, stop_ = nullptr;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<Harness>> make_cuda_harness(const DeviceInfo& device) {
+  return std::unique_ptr<Harness>(std::make_unique<CudaHarness>(device));
+}
+
 }  // namespace gemmtune::cuda
