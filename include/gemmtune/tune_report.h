@@ -38,6 +38,7 @@ struct TuneReport {
   int best = -1;        // index into choices; -1 when no choice succeeded
   double tuning_s = 0;  // wall time of the tuning (0 for a store hit)
   bool store_hit = false;
+  std::int64_t compilations = 0;  // JIT compilations this tuning needed (0 with a warm cache)
 
   const ChoiceReport* best_choice() const { return best < 0 ? nullptr : &choices[best]; }
   // Inductor-style table: problem line, one row per choice ordered by time, then

@@ -192,6 +192,12 @@ int pick_best(const std::vector<ChoiceReport>& choices, double noise_band) {
 TuneOutcome autotune(const Problem& problem, const DeviceInfo& device, const BackendList& backends,
                      const TuneOptions& options) {
   const auto start = std::chrono::steady_clock::now();
+  auto compiled_so_far = [&backends] {
+    std::int64_t total = 0;
+    for (const auto& backend : backends) total += backend->compilations();
+    return total;
+  };
+  const std::int64_t compilations_before = compiled_so_far();
   std::vector<Candidate> candidates = gather(problem, backends, options);
   prepare_all(problem, candidates);
   TuneOutcome outcome;
@@ -217,6 +223,7 @@ TuneOutcome autotune(const Problem& problem, const DeviceInfo& device, const Bac
   for (Candidate& c : candidates) report.choices.push_back(c.report);
   report.best = pick_best(report.choices, options.noise_band);
   if (report.best >= 0) outcome.kernel = std::move(candidates[std::size_t(report.best)].kernel);
+  report.compilations = compiled_so_far() - compilations_before;
   report.tuning_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (options.print_table) std::fputs(report.table().c_str(), stderr);
   return outcome;

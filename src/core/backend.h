@@ -48,6 +48,9 @@ class Backend {
   virtual Status can_implement(const Problem& problem, const KernelConfig& config) const = 0;
   virtual Result<std::unique_ptr<Kernel>> prepare(const Problem& problem,
                                                   const KernelConfig& config) const = 0;
+  // Kernels this backend has compiled so far in this process (JIT backends; cache hits do not
+  // count). Tuning reports show it, so a warm cache is visible as zero compilations.
+  virtual std::int64_t compilations() const { return 0; }
 };
 
 using BackendList = std::vector<std::unique_ptr<Backend>>;

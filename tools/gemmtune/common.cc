@@ -76,7 +76,11 @@ nlohmann::json report_json(const TuneReport& report) {
   if (const ChoiceReport* b = report.best_choice()) {
     best = {{"index", report.best}, {"backend", b->backend}, {"config", b->config.to_string()}, {"time_us", b->time_us}};
   }
-  return {{"choices", choices}, {"best", best}, {"tuning_s", report.tuning_s}, {"store_hit", report.store_hit}};
+  return {{"choices", choices},
+          {"best", best},
+          {"tuning_s", report.tuning_s},
+          {"store_hit", report.store_hit},
+          {"compilations", report.compilations}};
 }
 
 nlohmann::json device_json(const DeviceInfo& device) {

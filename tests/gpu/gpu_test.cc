@@ -1,0 +1,151 @@
+// GPU tests: they need a CUDA device, so CI (no GPU) skips them with a visible notice;
+// scripts/gpu-check runs them on the lent H100.
+#include <gtest/gtest.h>
+
+#include <cuda_runtime.h>
+
+#include <cstdlib>
+#include <cstring>
+
+#include "core/backend.h"
+#include "core/harness.h"
+#include "core/reference_gemm.h"
+#include "core/test_buffers.h"
+#include "core/verify.h"
+#include "gemmtune/session.h"
+
+namespace gemmtune {
+namespace {
+
+bool have_gpu() {
+  int count = 0;
+  const bool ok = cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
+  cudaGetLastError();
+  return ok;
+}
+
+#define REQUIRE_GPU()                                                                              \
+  if (!have_gpu()) GTEST_SKIP() << "no CUDA device: GPU tests run on a GPU machine (scripts/gpu-check)"
+
+SessionOptions gpu_options() {
+  SessionOptions options;
+  options.device = "cuda:0";
+  options.tuning.timing.samples = 3;
+  options.tuning.timing.min_sample_ms = 0.2;
+  return options;
+}
+
+// Runs Session::gemm on device copies of random operands and compares with the host reference.
+void expect_session_matches_reference(Session& session, const Problem& p) {
+  TestBuffers host(p, 1234);
+  const ReferenceSample reference = compute_reference_sample(p, host);
+  const std::size_t a_bytes = std::size_t(p.a_elements()) * dtype_size(p.a_type());
+  const std::size_t b_bytes = std::size_t(p.b_elements()) * dtype_size(p.b_type());
+  void *a = nullptr, *b = nullptr, *c = nullptr;
+  ASSERT_EQ(cudaMalloc(&a, a_bytes + 1), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&b, b_bytes + 1), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&c, host.c_bytes_with_guards()), cudaSuccess);
+  cudaMemcpy(a, host.a(), a_bytes, cudaMemcpyHostToDevice);
+  cudaMemcpy(b, host.b(), b_bytes, cudaMemcpyHostToDevice);
+  cudaMemcpy(c, host.c_with_guards(), host.c_bytes_with_guards(), cudaMemcpyHostToDevice);
+  Status status = session.gemm(p, a, b, static_cast<std::uint8_t*>(c) + TestBuffers::kGuardBytes);
+  ASSERT_TRUE(status.is_ok()) << status.to_string();
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  cudaMemcpy(host.c_with_guards(), c, host.c_bytes_with_guards(), cudaMemcpyDeviceToHost);
+  VerifyOutcome outcome = check_output(p, host, reference);
+  EXPECT_TRUE(outcome.ok) << p.describe() << " via " << session.pick(p)->backend << " "
+                          << session.pick(p)->config.to_string() << ": " << outcome.reason;
+  cudaFree(a);
+  cudaFree(b);
+  cudaFree(c);
+}
+
+TEST(Gpu, DeviceIsDetectedWithItsLimits) {
+  REQUIRE_GPU();
+  auto device = find_device("cuda:0");
+  ASSERT_TRUE(device.is_ok()) << device.status().to_string();
+  EXPECT_GT(device->cuda.sm_count, 0);
+  EXPECT_GT(device->cuda.shared_memory_per_block_optin, 0);
+  EXPECT_NE(device->fingerprint().find(device->cuda.name), std::string::npos);
+  EXPECT_EQ(find_device("cuda:999").status().code(), ErrorCode::not_found);
+}
+
+TEST(Gpu, EveryDtypeAndLayoutTunesAndMatchesTheReference) {
+  REQUIRE_GPU();
+  auto session = *Session::create(gpu_options());
+  for (DType type : {DType::f16, DType::bf16, DType::s8, DType::f32}) {
+    for (const char* layout : {"nn", "nt", "tn", "tt"}) {
+      for (auto [m, n, k] : {std::tuple{128, 256, 64}, std::tuple{33, 65, 96}, std::tuple{1, 4096, 512}}) {
+        auto p = Problem::create(m, n, k, type, layout);
+        ASSERT_TRUE(p.is_ok());
+        expect_session_matches_reference(*session, *p);
+      }
+    }
+  }
+}
+
+TEST(Gpu, ScalarsAndPaddedLeadingDimensionsMatchTheReference) {
+  REQUIRE_GPU();
+  auto session = *Session::create(gpu_options());
+  ProblemSpec spec;
+  spec.m = 70;
+  spec.n = 90;
+  spec.k = 130;
+  spec.a_type = spec.b_type = spec.c_type = DType::bf16;
+  spec.lda = 136;
+  spec.ldb = 96;
+  spec.ldc = 96;
+  spec.alpha = 0.5;
+  spec.beta = -1.25;
+  expect_session_matches_reference(*session, *Problem::create(spec));
+}
+
+TEST(Gpu, TuningListsEveryCublasLtAlgorithmAsAVerifiedChoice) {
+  REQUIRE_GPU();
+  auto session = *Session::create(gpu_options());
+  auto report = session->tune(*Problem::create(256, 4096, 4096, DType::bf16, "nt"));
+  ASSERT_TRUE(report.is_ok()) << report.status().to_string();
+  int algorithms = 0;
+  for (const ChoiceReport& c : report->choices) {
+    if (c.backend == "cublaslt") {
+      ++algorithms;
+      EXPECT_NE(c.status, ChoiceStatus::wrong_result) << c.config.to_string() << ": " << c.reason;
+    }
+  }
+  EXPECT_GE(algorithms, 2);
+  EXPECT_NE(report->best_choice(), nullptr);
+}
+
+// A JIT kernel that faults or hangs is caught in the worker; the caller's context survives.
+TEST(Gpu, TheWorkerCatchesAFaultingAndAHangingKernel) {
+  REQUIRE_GPU();
+  setenv("GEMMTUNE_ALLOW_FAULT_CONFIGS", "1", 1);
+  setenv("GEMMTUNE_WORKER_TIMEOUT_S", "5", 1);
+  auto device = *find_device("cuda:0");
+  const BackendList backends = create_backends(device);
+  const Backend* jit = nullptr;
+  for (const auto& b : backends) {
+    if (b->name() == "cuda") jit = b.get();
+  }
+  ASSERT_NE(jit, nullptr);
+  const Problem p = *Problem::create(64, 64, 64, DType::f16);
+  std::vector<KernelConfig> configs = jit->configs(p, SearchSpace::default_space);
+  ASSERT_FALSE(configs.empty());
+  KernelConfig faulting = configs.front();
+  faulting.algo = 9001;
+  auto crashed = jit->prepare(p, faulting);
+  ASSERT_FALSE(crashed.is_ok());
+  EXPECT_NE(crashed.status().message().find("worker"), std::string::npos) << crashed.status().message();
+  KernelConfig hanging = configs.front();
+  hanging.algo = 9002;
+  auto hung = jit->prepare(p, hanging);
+  ASSERT_FALSE(hung.is_ok());
+  EXPECT_NE(hung.status().message().find("timed out"), std::string::npos) << hung.status().message();
+  // The caller's context is intact: a normal tuning and run still work.
+  auto session = *Session::create(gpu_options());
+  expect_session_matches_reference(*session, p);
+  unsetenv("GEMMTUNE_ALLOW_FAULT_CONFIGS");
+}
+
+}  // namespace
+}  // namespace gemmtune
