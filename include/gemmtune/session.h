@@ -87,6 +87,12 @@ class Session {
   Result<std::unique_ptr<GemmKernel>> kernel(const Problem& problem, std::string_view backend,
                                              const KernelConfig& config = {});
 
+  // Times each kernel on the problem, interleaved in one run on the device's own random
+  // operands (host memory and the wall clock on the CPU; device memory and CUDA events on a
+  // GPU). One result per kernel, in order.
+  std::vector<Result<TimingStats>> time_kernels(const Problem& problem, const std::vector<GemmKernel*>& kernels,
+                                                const TimingOptions& timing);
+
   // Times gemm() on the problem (dispatch included) and each peer kernel, interleaved in one
   // run on the device's own random operands (device memory and CUDA events on a GPU).
   // One result per entry: gemmtune first, then the peers in order. Prepares the problem first.

@@ -1,0 +1,94 @@
+// Multi-kernel operators for dynamic shapes (Inductor's multi-kernel matmuls across size
+// hints). A GemmOp is built for a problem family in which some of m, n, k are dynamic: for each
+// size hint a full tuning picks a sub-kernel; at run time each new shape is routed to one of
+// them (or tuned), remembered, and every later call of that shape dispatches through a
+// lock-free table.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gemmtune/config.h"
+#include "gemmtune/problem.h"
+#include "gemmtune/session.h"
+#include "gemmtune/status.h"
+
+namespace gemmtune {
+
+// Marks a dim of a family as dynamic.
+inline constexpr std::int64_t kDynamic = -1;
+
+enum class RoutePolicy {
+  benchmark,  // time every sub-kernel on the new shape, keep the fastest
+  distance,   // the sub-kernel whose hint shape is nearest in log2 distance; no timing
+  autotune,   // a full tuning of the new shape
+  fixed,      // always sub-kernel `fixed_index` (for performance testing)
+};
+
+struct Route {
+  RoutePolicy policy = RoutePolicy::benchmark;
+  int fixed_index = 0;
+  // "benchmark", "distance", "autotune", "fixed:I"
+  static Result<Route> parse(std::string_view text);
+  std::string to_string() const;
+};
+
+struct GemmOpOptions {
+  std::vector<std::int64_t> hints = {64, 256, 4096};
+  Route route;
+  // Routes are also written to the session's tuning store (when it has one), so another
+  // process routes known shapes without timing again.
+  bool persist_routes = true;
+  // How the benchmark policy times sub-kernels on a new shape; empty means
+  // Session::time_kernels with the session's timing options. Tests inject timings here.
+  std::function<std::vector<Result<TimingStats>>(const Problem&, const std::vector<GemmKernel*>&)> timer;
+};
+
+// One distinct pick among the hints.
+struct SubKernel {
+  std::string backend;
+  KernelConfig config;
+  std::vector<std::int64_t> hints;  // the hints that picked it
+};
+
+class GemmOp {
+ public:
+  // `family`: a ProblemSpec whose dynamic dims are kDynamic; leading dimensions of operands
+  // with a dynamic extent must be 0 (tight). Tunes every hint now.
+  static Result<std::unique_ptr<GemmOp>> create(Session& session, const ProblemSpec& family,
+                                                GemmOpOptions options = {});
+  ~GemmOp();
+  GemmOp(const GemmOp&) = delete;
+  GemmOp& operator=(const GemmOp&) = delete;
+
+  // C = alpha·A·B + beta·C at the given dims (static dims must equal the family's). The first
+  // call of a shape routes it; later calls are a lock-free lookup and the kernel.
+  Status run(std::int64_t m, std::int64_t n, std::int64_t k, const void* a, const void* b, void* c,
+             void* stream = nullptr);
+
+  // Routes the shape now (as the first run() would) and tells which sub-kernel serves it:
+  // its index in sub_kernels(), or -1 when the route is a fresh tuning (autotune policy).
+  Result<int> route(std::int64_t m, std::int64_t n, std::int64_t k);
+
+  const std::vector<SubKernel>& sub_kernels() const;
+  const Route& policy() const;
+  // The family's problem at concrete dims.
+  Result<Problem> problem_at(std::int64_t m, std::int64_t n, std::int64_t k) const;
+
+ private:
+  struct Impl;
+  explicit GemmOp(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// The distance rule on its own (for tests and tools): the index of the hint shape nearest to
+// `shape` by sum over the dims of A (m, k), B (k, n) and C (m, n) of |log2 hint − log2 actual|
+// (dims below 1 count as 1). Ties go to the lowest index, the smallest hint as listed.
+int nearest_hint(const std::vector<std::array<std::int64_t, 3>>& hint_shapes, const std::array<std::int64_t, 3>& shape);
+
+}  // namespace gemmtune

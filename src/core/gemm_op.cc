@@ -1,0 +1,229 @@
+#include "gemmtune/op.h"
+
+#include <cmath>
+#include <mutex>
+
+#include "autotuner.h"
+#include "shape_table.h"
+
+namespace gemmtune {
+
+Result<Route> Route::parse(std::string_view text) {
+  Route route;
+  if (text == "benchmark") return route;
+  if (text == "distance") {
+    route.policy = RoutePolicy::distance;
+    return route;
+  }
+  if (text == "autotune") {
+    route.policy = RoutePolicy::autotune;
+    return route;
+  }
+  if (text.rfind("fixed:", 0) == 0 && text.size() > 6 && text.size() < 12 &&
+      text.substr(6).find_first_not_of("0123456789") == std::string_view::npos) {
+    route.policy = RoutePolicy::fixed;
+    route.fixed_index = std::stoi(std::string(text.substr(6)));
+    return route;
+  }
+  return invalid_argument("unknown route '" + std::string(text) + "' (expected benchmark, distance, autotune or fixed:I)");
+}
+
+std::string Route::to_string() const {
+  switch (policy) {
+    case RoutePolicy::benchmark: return "benchmark";
+    case RoutePolicy::distance: return "distance";
+    case RoutePolicy::autotune: return "autotune";
+    case RoutePolicy::fixed: return "fixed:" + std::to_string(fixed_index);
+  }
+  return "?";
+}
+
+int nearest_hint(const std::vector<std::array<std::int64_t, 3>>& hint_shapes, const std::array<std::int64_t, 3>& shape) {
+  auto lg = [](std::int64_t v) { return std::log2(double(std::max<std::int64_t>(1, v))); };
+  // Dims of A (m, k), B (k, n) and C (m, n): inputs and output alike, as Inductor's
+  // SizeHintMultiKernelCall measures them.
+  constexpr int kTensorDims[6] = {0, 2, 2, 1, 0, 1};
+  int best = -1;
+  double best_distance = 0;
+  for (std::size_t h = 0; h < hint_shapes.size(); ++h) {
+    double distance = 0;
+    for (int d : kTensorDims) distance += std::fabs(lg(hint_shapes[h][std::size_t(d)]) - lg(shape[std::size_t(d)]));
+    // Strictly smaller: a tie keeps the earlier (lower-index) hint.
+    if (best < 0 || distance < best_distance - 1e-12) {
+      best = int(h);
+      best_distance = distance;
+    }
+  }
+  return best;
+}
+
+struct GemmOp::Impl {
+  Session& session;
+  ProblemSpec family;
+  GemmOpOptions options;
+  std::vector<SubKernel> subs;
+  std::vector<std::array<std::int64_t, 3>> hint_shapes;  // one per hint, in options order
+  std::vector<int> hint_to_sub;
+
+  struct Routed {
+    std::unique_ptr<GemmKernel> kernel;
+    int sub = -1;
+  };
+  ShapeTable<Routed> table;
+  std::mutex route_mutex;  // one new shape routed at a time; readers never take it
+
+  Impl(Session& s, const ProblemSpec& f, GemmOpOptions o) : session(s), family(f), options(std::move(o)) {}
+
+  std::array<std::int64_t, 3> shape_for_hint(std::int64_t hint) const {
+    return {family.m == kDynamic ? hint : family.m, family.n == kDynamic ? hint : family.n,
+            family.k == kDynamic ? hint : family.k};
+  }
+
+  Result<Problem> problem_at(std::int64_t m, std::int64_t n, std::int64_t k) const {
+    const std::array<std::int64_t, 3> given = {m, n, k};
+    const std::array<std::int64_t, 3> fixed = {family.m, family.n, family.k};
+    const char* names[3] = {"m", "n", "k"};
+    for (int d = 0; d < 3; ++d) {
+      if (fixed[std::size_t(d)] != kDynamic && given[std::size_t(d)] != fixed[std::size_t(d)]) {
+        return invalid_argument(std::string(names[d]) + " is static in this op (" + std::to_string(fixed[std::size_t(d)]) +
+                                "), got " + std::to_string(given[std::size_t(d)]));
+      }
+    }
+    ProblemSpec spec = family;
+    spec.m = m;
+    spec.n = n;
+    spec.k = k;
+    return Problem::create(spec);
+  }
+
+  // The sub-kernel for a new shape, by the op's policy; -1 means a fresh tuning.
+  Result<Routed> decide(const Problem& problem) {
+    Routed routed;
+    const Route& route = options.route;
+    if (route.policy == RoutePolicy::autotune) {
+      GEMMTUNE_ASSIGN_OR_RETURN(TuneReport report, session.tune(problem));
+      const ChoiceReport* best = report.best_choice();
+      GEMMTUNE_ASSIGN_OR_RETURN(routed.kernel, session.kernel(problem, best->backend, best->config));
+      return routed;
+    }
+    if (route.policy == RoutePolicy::fixed) {
+      routed.sub = route.fixed_index;
+    } else if (route.policy == RoutePolicy::distance || subs.size() == 1) {
+      routed.sub = hint_to_sub[std::size_t(nearest_hint(hint_shapes, {problem.m(), problem.n(), problem.k()}))];
+    } else {
+      return benchmark(problem);
+    }
+    const SubKernel& sub = subs[std::size_t(routed.sub)];
+    GEMMTUNE_ASSIGN_OR_RETURN(routed.kernel, session.kernel(problem, sub.backend, sub.config));
+    return routed;
+  }
+
+  // Times every sub-kernel that can run the shape and keeps the fastest (ties: the earlier).
+  Result<Routed> benchmark(const Problem& problem) {
+    std::vector<std::unique_ptr<GemmKernel>> kernels(subs.size());
+    std::vector<GemmKernel*> timed;
+    std::vector<std::size_t> timed_sub;
+    for (std::size_t i = 0; i < subs.size(); ++i) {
+      auto kernel = session.kernel(problem, subs[i].backend, subs[i].config);
+      if (!kernel.is_ok()) continue;
+      kernels[i] = std::move(kernel).value();
+      timed.push_back(kernels[i].get());
+      timed_sub.push_back(i);
+    }
+    if (timed.empty()) return unsupported("no sub-kernel of this op can run " + problem.describe());
+    std::vector<Result<TimingStats>> stats = options.timer ? options.timer(problem, timed)
+                                                           : session.time_kernels(problem, timed, session.options().tuning.timing);
+    if (stats.size() != timed.size()) return internal_error("the op's timer returned the wrong number of results");
+    std::vector<ChoiceReport> choices(timed.size());
+    for (std::size_t i = 0; i < timed.size(); ++i) {
+      if (!stats[i].is_ok()) {
+        choices[i].status = ChoiceStatus::run_failed;
+        continue;
+      }
+      choices[i].status = ChoiceStatus::ok;
+      choices[i].time_us = stats[i]->median_us;
+      choices[i].time_mad_us = stats[i]->mad_us;
+    }
+    const int best = pick_best(choices, session.options().tuning.noise_band);
+    if (best < 0) return unsupported("every sub-kernel failed on " + problem.describe());
+    Routed routed;
+    routed.sub = int(timed_sub[std::size_t(best)]);
+    routed.kernel = std::move(kernels[std::size_t(routed.sub)]);
+    return routed;
+  }
+
+  Result<Routed*> resolve(std::int64_t m, std::int64_t n, std::int64_t k) {
+    std::lock_guard lock(route_mutex);
+    if (Routed* known = table.find(m, n, k)) return known;
+    GEMMTUNE_ASSIGN_OR_RETURN(Problem problem, problem_at(m, n, k));
+    GEMMTUNE_ASSIGN_OR_RETURN(Routed routed, decide(problem));
+    return table.insert(m, n, k, std::make_unique<Routed>(std::move(routed)));
+  }
+};
+
+GemmOp::GemmOp(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+GemmOp::~GemmOp() = default;
+
+Result<std::unique_ptr<GemmOp>> GemmOp::create(Session& session, const ProblemSpec& family, GemmOpOptions options) {
+  if (options.hints.empty()) return invalid_argument("a GemmOp needs at least one size hint");
+  for (std::int64_t hint : options.hints) {
+    if (hint < 1) return invalid_argument("size hints must be >= 1 (got " + std::to_string(hint) + ")");
+  }
+  for (std::int64_t dim : {family.m, family.n, family.k}) {
+    if (dim < 0 && dim != kDynamic) return invalid_argument("dims must be >= 0 or kDynamic");
+  }
+  const bool any_dynamic = family.m == kDynamic || family.n == kDynamic || family.k == kDynamic;
+  if (any_dynamic && (family.lda != 0 || family.ldb != 0 || family.ldc != 0)) {
+    return invalid_argument("an op with dynamic dims takes tight operands (lda = ldb = ldc = 0)");
+  }
+  auto impl = std::make_unique<Impl>(session, family, options);
+  for (std::int64_t hint : options.hints) {
+    const auto shape = impl->shape_for_hint(hint);
+    GEMMTUNE_ASSIGN_OR_RETURN(Problem problem, impl->problem_at(shape[0], shape[1], shape[2]));
+    GEMMTUNE_ASSIGN_OR_RETURN(TuneReport report, session.tune(problem));
+    const ChoiceReport* best = report.best_choice();
+    int index = -1;
+    for (std::size_t s = 0; s < impl->subs.size(); ++s) {
+      if (impl->subs[s].backend == best->backend && impl->subs[s].config == best->config) index = int(s);
+    }
+    if (index < 0) {
+      // Identical picks collapse into one sub-kernel.
+      index = int(impl->subs.size());
+      impl->subs.push_back({best->backend, best->config, {}});
+    }
+    impl->subs[std::size_t(index)].hints.push_back(hint);
+    impl->hint_shapes.push_back(shape);
+    impl->hint_to_sub.push_back(index);
+  }
+  if (options.route.policy == RoutePolicy::fixed &&
+      (options.route.fixed_index < 0 || std::size_t(options.route.fixed_index) >= impl->subs.size())) {
+    return invalid_argument("route fixed:" + std::to_string(options.route.fixed_index) + " but the op has " +
+                            std::to_string(impl->subs.size()) + " sub-kernel(s)");
+  }
+  return std::unique_ptr<GemmOp>(new GemmOp(std::move(impl)));
+}
+
+Status GemmOp::run(std::int64_t m, std::int64_t n, std::int64_t k, const void* a, const void* b, void* c,
+                   void* stream) {
+  Impl::Routed* routed = impl_->table.find(m, n, k);
+  if (routed == nullptr) {
+    GEMMTUNE_ASSIGN_OR_RETURN(routed, impl_->resolve(m, n, k));
+  }
+  return routed->kernel->run(a, b, c, stream);
+}
+
+Result<int> GemmOp::route(std::int64_t m, std::int64_t n, std::int64_t k) {
+  Impl::Routed* routed = impl_->table.find(m, n, k);
+  if (routed == nullptr) {
+    GEMMTUNE_ASSIGN_OR_RETURN(routed, impl_->resolve(m, n, k));
+  }
+  return routed->sub;
+}
+
+const std::vector<SubKernel>& GemmOp::sub_kernels() const { return impl_->subs; }
+const Route& GemmOp::policy() const { return impl_->options.route; }
+Result<Problem> GemmOp::problem_at(std::int64_t m, std::int64_t n, std::int64_t k) const {
+  return impl_->problem_at(m, n, k);
+}
+
+}  // namespace gemmtune

@@ -1,0 +1,176 @@
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cmath>
+#include <thread>
+
+#include "core/reference_gemm.h"
+#include "core/test_buffers.h"
+#include "gemmtune/op.h"
+
+namespace gemmtune {
+namespace {
+
+SessionOptions fast_options() {
+  SessionOptions options;
+  options.tuning.timing.samples = 1;
+  options.tuning.timing.min_sample_ms = 0.05;
+  options.tuning.timing.warmup_runs = 0;
+  return options;
+}
+
+ProblemSpec square_family() {
+  ProblemSpec family;
+  family.m = family.n = family.k = kDynamic;
+  return family;
+}
+
+TEST(NearestHint, PicksTheHintWithTheSmallestLog2Distance) {
+  const std::vector<std::array<std::int64_t, 3>> hints = {{64, 64, 64}, {256, 256, 256}, {4096, 4096, 4096}};
+  EXPECT_EQ(nearest_hint(hints, {64, 64, 64}), 0);
+  EXPECT_EQ(nearest_hint(hints, {100, 100, 100}), 0);   // |6-6.64|·6 = 3.8 vs |8-6.64|·6 = 8.2
+  EXPECT_EQ(nearest_hint(hints, {200, 200, 200}), 1);
+  EXPECT_EQ(nearest_hint(hints, {1500, 1500, 1500}), 2);  // log2 1500 = 10.55: 1.45 from 4096, 2.55 from 256
+  EXPECT_EQ(nearest_hint(hints, {0, 0, 0}), 0);           // dims below 1 count as 1
+}
+
+TEST(NearestHint, CountsEveryTensorDimOfAAndBAndC) {
+  // m = 64 matches hint 0 exactly, n = k = 4096 match hint 2: distances 2·12·… decide.
+  const std::vector<std::array<std::int64_t, 3>> hints = {{64, 64, 64}, {4096, 4096, 4096}};
+  // hint 0: m 0, n 6, k 6 → each dim appears twice: 2·(0 + 6 + 6) = 24; hint 1: 2·(6 + 0 + 0) = 12.
+  EXPECT_EQ(nearest_hint(hints, {64, 4096, 4096}), 1);
+}
+
+TEST(NearestHint, TiesGoToTheLowestIndex) {
+  const std::vector<std::array<std::int64_t, 3>> hints = {{64, 64, 64}, {256, 256, 256}};
+  EXPECT_EQ(nearest_hint(hints, {128, 128, 128}), 0);  // exactly between: 1 each way per dim
+}
+
+TEST(Route, ParsesEveryPolicyAndRejectsOthers) {
+  EXPECT_EQ(Route::parse("benchmark")->policy, RoutePolicy::benchmark);
+  EXPECT_EQ(Route::parse("distance")->policy, RoutePolicy::distance);
+  EXPECT_EQ(Route::parse("autotune")->policy, RoutePolicy::autotune);
+  EXPECT_EQ(Route::parse("fixed:2")->fixed_index, 2);
+  EXPECT_FALSE(Route::parse("fixed:").is_ok());
+  EXPECT_FALSE(Route::parse("fastest").is_ok());
+  EXPECT_EQ(Route::parse("fixed:3")->to_string(), "fixed:3");
+}
+
+// Two sub-kernels forced apart by restricting backends per hint is not possible through the
+// API, so the injected timer decides among however many the hints produced.
+TEST(GemmOp, BenchmarkRoutingKeepsTheSubKernelTheTimerSaysIsFastest) {
+  auto session = *Session::create(fast_options());
+  GemmOpOptions options;
+  options.hints = {8, 64, 256};
+  int calls = 0;
+  std::size_t fastest = 0;
+  options.timer = [&](const Problem&, const std::vector<GemmKernel*>& kernels) {
+    ++calls;
+    std::vector<Result<TimingStats>> stats;
+    for (std::size_t i = 0; i < kernels.size(); ++i) {
+      TimingStats t;
+      t.median_us = i == fastest ? 1.0 : 10.0 + double(i);
+      t.samples = 1;
+      stats.emplace_back(t);
+    }
+    return stats;
+  };
+  auto op = GemmOp::create(*session, square_family(), options);
+  ASSERT_TRUE(op.is_ok()) << op.status().to_string();
+  const std::size_t subs = (*op)->sub_kernels().size();
+  fastest = subs - 1;  // the timer favours the last sub-kernel
+  auto route = (*op)->route(100, 100, 100);
+  ASSERT_TRUE(route.is_ok()) << route.status().to_string();
+  EXPECT_EQ(*route, int(fastest));
+  EXPECT_EQ(calls, subs > 1 ? 1 : 0);
+  // A known shape is not timed again.
+  EXPECT_EQ(*(*op)->route(100, 100, 100), int(fastest));
+  EXPECT_EQ(calls, subs > 1 ? 1 : 0);
+}
+
+TEST(GemmOp, DistanceRoutingFollowsTheNearestHint) {
+  auto session = *Session::create(fast_options());
+  GemmOpOptions options;
+  options.hints = {8, 128};
+  options.route = *Route::parse("distance");
+  auto op = *GemmOp::create(*session, square_family(), options);
+  const auto& subs = op->sub_kernels();
+  auto sub_of_hint = [&](std::int64_t hint) {
+    for (std::size_t s = 0; s < subs.size(); ++s) {
+      for (std::int64_t h : subs[s].hints) {
+        if (h == hint) return int(s);
+      }
+    }
+    return -1;
+  };
+  EXPECT_EQ(*op->route(9, 9, 9), sub_of_hint(8));
+  EXPECT_EQ(*op->route(100, 100, 100), sub_of_hint(128));
+}
+
+TEST(GemmOp, FixedRoutingAlwaysUsesItsSubKernelAndAutotuneTunesAfresh) {
+  auto session = *Session::create(fast_options());
+  GemmOpOptions options;
+  options.hints = {16};
+  options.route = *Route::parse("fixed:0");
+  auto fixed = *GemmOp::create(*session, square_family(), options);
+  EXPECT_EQ(*fixed->route(33, 33, 33), 0);
+  options.route = *Route::parse("fixed:5");
+  EXPECT_EQ(GemmOp::create(*session, square_family(), options).status().code(), ErrorCode::invalid_argument);
+  options.route = *Route::parse("autotune");
+  auto tuned = *GemmOp::create(*session, square_family(), options);
+  EXPECT_EQ(*tuned->route(33, 33, 33), -1);
+  EXPECT_TRUE(session->pick(*Problem::create(33, 33, 33, DType::f32)).is_ok());
+}
+
+TEST(GemmOp, StaticDimsMustMatchAndBadOptionsAreRejected) {
+  auto session = *Session::create(fast_options());
+  ProblemSpec family;
+  family.m = kDynamic;
+  family.n = 48;
+  family.k = 32;
+  GemmOpOptions options;
+  options.hints = {4, 16};
+  auto op = *GemmOp::create(*session, family, options);
+  float buffer[4096] = {};
+  Status wrong = op->run(4, 49, 32, buffer, buffer, buffer);
+  EXPECT_EQ(wrong.code(), ErrorCode::invalid_argument);
+  EXPECT_NE(wrong.message().find("n is static"), std::string::npos);
+  options.hints = {};
+  EXPECT_FALSE(GemmOp::create(*session, family, options).is_ok());
+  options.hints = {0};
+  EXPECT_FALSE(GemmOp::create(*session, family, options).is_ok());
+  family.lda = 64;
+  options.hints = {4};
+  EXPECT_FALSE(GemmOp::create(*session, family, options).is_ok());
+}
+
+TEST(GemmOp, ManyThreadsRunningNewAndKnownShapesGetCorrectResults) {
+  auto session = *Session::create(fast_options());
+  GemmOpOptions options;
+  options.hints = {8, 32};
+  ProblemSpec family = square_family();
+  family.n = 24;
+  auto op = *GemmOp::create(*session, family, options);
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 6; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 30; ++i) {
+        const std::int64_t m = 1 + (i * 7 + t) % 40, k = 1 + (i * 3 + t) % 50;
+        const Problem p = *op->problem_at(m, 24, k);
+        TestBuffers buffers(p, std::uint64_t(t * 1000 + i));
+        std::vector<float> expected(std::size_t(p.c_elements())), c(expected.size());
+        reference_gemm(p, buffers.a(), buffers.b(), expected.data());
+        if (!op->run(m, 24, k, buffers.a(), buffers.b(), c.data()).is_ok()) ++failures;
+        for (std::size_t e = 0; e < c.size(); ++e) {
+          if (std::fabs(c[e] - expected[e]) > 1e-4) ++failures;
+        }
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(failures.load(), 0);
+}
+
+}  // namespace
+}  // namespace gemmtune

@@ -1,0 +1,243 @@
+// gemmtune hints-table: the table of Inductor's multi-kernel work. "before": a kernel tuned for
+// one hint alone, run at every runtime size; "after": the multi-kernel op (one sub-kernel per
+// hint, shapes routed), run at every runtime size; "best": what a full tuning of each runtime
+// size reaches. Times in ms.
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+#include "commands.h"
+#include "common.h"
+#include "gemmtune/op.h"
+
+namespace gemmtune::cli {
+namespace {
+
+// A GemmOp's dispatch at fixed dims, as a GemmKernel for the session's timer.
+class OpKernel final : public GemmKernel {
+ public:
+  OpKernel(GemmOp& op, std::int64_t m, std::int64_t n, std::int64_t k) : op_(op), m_(m), n_(n), k_(k) {}
+  Status run(const void* a, const void* b, void* c, void* stream) override { return op_.run(m_, n_, k_, a, b, c, stream); }
+  const std::string& backend() const override { return name_; }
+  const KernelConfig& config() const override { return config_; }
+
+ private:
+  GemmOp& op_;
+  std::int64_t m_, n_, k_;
+  std::string name_ = "op";
+  KernelConfig config_;
+};
+
+struct Table {
+  std::vector<std::int64_t> hints, runtime;
+  std::vector<std::vector<double>> before, after;  // [hint][runtime], ms
+  std::vector<double> best;                          // [runtime], ms
+  std::vector<std::string> best_pick;
+};
+
+std::string format_row(const std::string& label, const std::vector<double>& ms) {
+  std::string row = label;
+  char cell[32];
+  for (double v : ms) {
+    std::snprintf(cell, sizeof cell, " %10.4f", v);
+    row += cell;
+  }
+  return row + "\n";
+}
+
+Status write_plot(const Table& t, const std::string& path, const std::string& title) {
+  const std::string data = path + ".dat";
+  std::ofstream out(data);
+  if (!out) return Status(ErrorCode::io_error, "cannot write " + data);
+  // Two heat maps side by side: log10 of time / best time, so 0 is the best reachable.
+  for (int table = 0; table < 2; ++table) {
+    const auto& rows = table == 0 ? t.before : t.after;
+    for (std::size_t h = 0; h < rows.size(); ++h) {
+      for (std::size_t r = 0; r < t.runtime.size(); ++r) {
+        out << r << ' ' << h << ' ' << rows[h][r] / t.best[r] << '\n';
+      }
+      out << '\n';
+    }
+    out << "\n\n";
+  }
+  out.close();
+  std::string ylabels, xlabels;
+  for (std::size_t h = 0; h < t.hints.size(); ++h) ylabels += (h ? ", " : "") + std::string("'") + std::to_string(t.hints[h]) + "' " + std::to_string(h);
+  for (std::size_t r = 0; r < t.runtime.size(); ++r) xlabels += (r ? ", " : "") + std::string("'") + std::to_string(t.runtime[r]) + "' " + std::to_string(r);
+  const std::string script = path + ".gp";
+  std::ofstream gp(script);
+  gp << "set terminal pngcairo size 1100,480\nset output '" << path << "'\n"
+     << "set multiplot layout 1,2 title '" << title << ": time / best at that size'\n"
+     << "set xtics (" << xlabels << ")\nset ytics (" << ylabels << ")\n"
+     << "set xlabel 'runtime size'\nset ylabel 'hint'\nset cbrange [1:*]\nset logscale cb\n"
+     << "set palette defined (1 '#1a9850', 2 '#fee08b', 10 '#d73027')\n"
+     << "set title 'before: one kernel per hint'\nplot '" << data << "' index 0 using 1:2:3 with image notitle, '' index 0 using 1:2:(sprintf('%.2f',$3)) with labels notitle\n"
+     << "set title 'after: multi-kernel op'\nplot '" << data << "' index 1 using 1:2:3 with image notitle, '' index 1 using 1:2:(sprintf('%.2f',$3)) with labels notitle\n"
+     << "unset multiplot\n";
+  gp.close();
+  const std::string command = "gnuplot '" + script + "' 2>&1";
+  if (std::system(command.c_str()) != 0) {
+    return Status(ErrorCode::unavailable, "gnuplot failed (is gnuplot installed?) running " + script);
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
+int run_hints_table(int argc, char** argv) {
+  std::vector<OptionSpec> specs = {
+      {"dtype", true, "--dtype T              f32 | f16 | bf16 | s8; default f32"},
+      {"hints", true, "--hints H,H,...        size hints of the op (default 64,256,4096)"},
+      {"runtime", true, "--runtime R,R,...      runtime sizes to run at (default: the hints)"},
+      {"n", true, "--n N                  fix n (default: dynamic, square problems)"},
+      {"k", true, "--k K                  fix k (default: dynamic)"},
+      {"route", true, "--route R              benchmark | distance (default benchmark)"},
+      {"json", false, "--json                 print the tables as JSON"},
+      {"plot", true, "--plot FILE.png        draw both tables as heat maps (gnuplot)"},
+  };
+  for (OptionSpec& spec : session_options()) specs.push_back(spec);
+  for (int i = 2; i < argc; ++i) {
+    if (std::string(argv[i]) == "--help") {
+      std::cout << usage("hints-table",
+                         "The multi-kernel table: a kernel tuned for each hint alone run at every runtime size\n"
+                         "(before), the multi-kernel op at every runtime size (after), and the best a full\n"
+                         "tuning of each runtime size reaches. Times in ms.",
+                         specs);
+      return kExitOk;
+    }
+  }
+  auto args = Args::parse("hints-table", specs, argc, argv, 2);
+  if (!args.is_ok()) return fail(args.status());
+  auto dtype = parse_dtype(args->get("dtype", "f32"));
+  if (!dtype.is_ok()) return fail(invalid_argument("--dtype: " + dtype.status().message()));
+  auto hints = args->get_int_list("hints", {64, 256, 4096});
+  if (!hints.is_ok()) return fail(hints.status());
+  auto runtime = args->get_int_list("runtime", *hints);
+  if (!runtime.is_ok()) return fail(runtime.status());
+  auto n = args->get_int("n", kDynamic, 1);
+  auto k = args->get_int("k", kDynamic, 1);
+  if (!n.is_ok()) return fail(n.status());
+  if (!k.is_ok()) return fail(k.status());
+  auto route = Route::parse(args->get("route", "benchmark"));
+  if (!route.is_ok()) return fail(invalid_argument("--route: " + route.status().message()));
+  if (route->policy != RoutePolicy::benchmark && route->policy != RoutePolicy::distance) {
+    return fail(invalid_argument("--route: hints-table compares the benchmark and distance routes only"));
+  }
+  auto options = session_options_from(*args);
+  if (!options.is_ok()) return fail(options.status());
+  auto session = Session::create(*options);
+  if (!session.is_ok()) return fail(session.status());
+
+  ProblemSpec family;
+  family.m = kDynamic;
+  family.n = *n;
+  family.k = *k;
+  family.a_type = family.b_type = *dtype;
+  family.c_type = *dtype == DType::s8 ? DType::s32 : *dtype;
+  Table table;
+  table.hints = *hints;
+  table.runtime = *runtime;
+  const TimingOptions& timing = options->tuning.timing;
+  auto dims_at = [&](std::int64_t size) {
+    return std::array<std::int64_t, 3>{size, *n == kDynamic ? size : *n, *k == kDynamic ? size : *k};
+  };
+  auto problem_at = [&](std::int64_t size) {
+    ProblemSpec spec = family;
+    const auto d = dims_at(size);
+    spec.m = d[0];
+    spec.n = d[1];
+    spec.k = d[2];
+    return Problem::create(spec);
+  };
+
+  // Best reachable: a full tuning at each runtime size, then timed.
+  for (std::int64_t r : table.runtime) {
+    std::fprintf(stderr, "best: tuning size %lld\n", (long long)r);
+    auto problem = problem_at(r);
+    if (!problem.is_ok()) return fail(invalid_argument(problem.status().message()));
+    auto report = (*session)->tune(*problem);
+    if (!report.is_ok()) return fail(report.status());
+    auto kernel = (*session)->kernel(*problem, report->best_choice()->backend, report->best_choice()->config);
+    if (!kernel.is_ok()) return fail(kernel.status());
+    auto stats = (*session)->time_kernels(*problem, {kernel->get()}, timing);
+    if (!stats[0].is_ok()) return fail(stats[0].status());
+    table.best.push_back(stats[0]->median_us / 1000.0);
+    table.best_pick.push_back(report->best_choice()->backend + " " + report->best_choice()->config.to_string());
+  }
+  // Before: the pick of each hint alone, run at every size.
+  for (std::int64_t h : table.hints) {
+    std::fprintf(stderr, "before: kernel tuned for hint %lld\n", (long long)h);
+    auto hint_problem = problem_at(h);
+    auto report = (*session)->tune(*hint_problem);
+    if (!report.is_ok()) return fail(report.status());
+    std::vector<double> row;
+    for (std::int64_t r : table.runtime) {
+      auto problem = problem_at(r);
+      auto kernel = (*session)->kernel(*problem, report->best_choice()->backend, report->best_choice()->config);
+      if (!kernel.is_ok()) {
+        row.push_back(-1);
+        continue;
+      }
+      auto stats = (*session)->time_kernels(*problem, {kernel->get()}, timing);
+      row.push_back(stats[0].is_ok() ? stats[0]->median_us / 1000.0 : -1);
+    }
+    table.before.push_back(row);
+  }
+  // After: one op per row (its primary hint first in the list), every runtime size routed.
+  for (std::int64_t h : table.hints) {
+    std::fprintf(stderr, "after: multi-kernel op, hint %lld first\n", (long long)h);
+    GemmOpOptions op_options;
+    op_options.hints = {h};
+    for (std::int64_t other : table.hints) {
+      if (other != h) op_options.hints.push_back(other);
+    }
+    op_options.route = *route;
+    auto op = GemmOp::create(**session, family, op_options);
+    if (!op.is_ok()) return fail(op.status());
+    std::vector<double> row;
+    for (std::int64_t r : table.runtime) {
+      const auto d = dims_at(r);
+      OpKernel kernel(**op, d[0], d[1], d[2]);
+      // Route first (untimed), as a program's first call of the shape would.
+      Status routed = (*op)->route(d[0], d[1], d[2]).status();
+      if (!routed.is_ok()) return fail(routed);
+      auto stats = (*session)->time_kernels(*problem_at(r), {&kernel}, timing);
+      row.push_back(stats[0].is_ok() ? stats[0]->median_us / 1000.0 : -1);
+    }
+    table.after.push_back(row);
+  }
+
+  const std::string title = std::string(dtype_name(*dtype)) + " on " + (*session)->device().name + ", route " +
+                            route->to_string();
+  if (args->has("plot")) {
+    Status plotted = write_plot(table, args->get("plot", ""), title);
+    if (!plotted.is_ok()) return fail(plotted);
+  }
+  if (args->flag("json")) {
+    nlohmann::json out = {{"hints", table.hints},     {"runtime", table.runtime}, {"before", table.before},
+                          {"after", table.after},     {"best", table.best},       {"best_pick", table.best_pick},
+                          {"route", route->to_string()}, {"dtype", dtype_name(*dtype)},
+                          {"device", device_json((*session)->device())}, {"unit", "ms"}};
+    std::cout << out.dump(2) << "\n";
+    return kExitOk;
+  }
+  std::string header = "compiled for hint   ";
+  char cell[32];
+  for (std::int64_t r : table.runtime) {
+    std::snprintf(cell, sizeof cell, " %10s", ("run " + std::to_string(r)).c_str());
+    header += cell;
+  }
+  std::cout << title << " (ms)\n" << header << "\n";
+  for (std::size_t h = 0; h < table.hints.size(); ++h) {
+    std::snprintf(cell, sizeof cell, "before: %-11lld", (long long)table.hints[h]);
+    std::cout << format_row(cell, table.before[h]);
+  }
+  for (std::size_t h = 0; h < table.hints.size(); ++h) {
+    std::snprintf(cell, sizeof cell, "after:  %-11lld", (long long)table.hints[h]);
+    std::cout << format_row(cell, table.after[h]);
+  }
+  std::cout << format_row("best               ", table.best);
+  return kExitOk;
+}
+
+}  // namespace gemmtune::cli
