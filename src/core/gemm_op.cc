@@ -4,7 +4,7 @@
 #include <mutex>
 
 #include "autotuner.h"
-#include "shape_table.h"
+#include "lock_free_map.h"
 
 namespace gemmtune {
 
@@ -69,7 +69,7 @@ struct GemmOp::Impl {
     std::unique_ptr<GemmKernel> kernel;
     int sub = -1;
   };
-  ShapeTable<Routed> table;
+  LockFreeMap<Dims, Routed, DimsHash> table;
   std::mutex route_mutex;  // one new shape routed at a time; readers never take it
 
   Impl(Session& s, const ProblemSpec& f, GemmOpOptions o) : session(s), family(f), options(std::move(o)) {}
@@ -154,10 +154,10 @@ struct GemmOp::Impl {
 
   Result<Routed*> resolve(std::int64_t m, std::int64_t n, std::int64_t k) {
     std::lock_guard lock(route_mutex);
-    if (Routed* known = table.find(m, n, k)) return known;
+    if (Routed* known = table.find({m, n, k})) return known;
     GEMMTUNE_ASSIGN_OR_RETURN(Problem problem, problem_at(m, n, k));
     GEMMTUNE_ASSIGN_OR_RETURN(Routed routed, decide(problem));
-    return table.insert(m, n, k, std::make_unique<Routed>(std::move(routed)));
+    return table.insert({m, n, k}, std::make_unique<Routed>(std::move(routed)));
   }
 };
 
@@ -205,7 +205,7 @@ Result<std::unique_ptr<GemmOp>> GemmOp::create(Session& session, const ProblemSp
 
 Status GemmOp::run(std::int64_t m, std::int64_t n, std::int64_t k, const void* a, const void* b, void* c,
                    void* stream) {
-  Impl::Routed* routed = impl_->table.find(m, n, k);
+  Impl::Routed* routed = impl_->table.find({m, n, k});
   if (routed == nullptr) {
     GEMMTUNE_ASSIGN_OR_RETURN(routed, impl_->resolve(m, n, k));
   }
@@ -213,7 +213,7 @@ Status GemmOp::run(std::int64_t m, std::int64_t n, std::int64_t k, const void* a
 }
 
 Result<int> GemmOp::route(std::int64_t m, std::int64_t n, std::int64_t k) {
-  Impl::Routed* routed = impl_->table.find(m, n, k);
+  Impl::Routed* routed = impl_->table.find({m, n, k});
   if (routed == nullptr) {
     GEMMTUNE_ASSIGN_OR_RETURN(routed, impl_->resolve(m, n, k));
   }

@@ -7,6 +7,7 @@
 #include "autotuner.h"
 #include "backend.h"
 #include "harness.h"
+#include "lock_free_map.h"
 
 namespace gemmtune {
 namespace {
@@ -65,9 +66,11 @@ struct Session::Impl {
   DeviceInfo device;
   BackendList backends;
 
-  // Dispatch: readers share the lock; it is taken exclusively only to install a new kernel.
+  // Dispatch: gemm() reads it without a lock; writers hold table_mutex. A re-tuned problem
+  // swaps its kernel pointer atomically.
+  LockFreeMap<DispatchKey, std::atomic<Kernel*>, DispatchKeyHash> table;
+  // Guards `picks`, `owned` and writes to `table`.
   std::shared_mutex table_mutex;
-  std::unordered_map<DispatchKey, Kernel*, DispatchKeyHash> table;
   std::unordered_map<ProblemKey, Pick> picks;
   // Every kernel ever installed stays alive until the session ends: a thread may still be
   // running one that tune() has since replaced.
@@ -75,17 +78,17 @@ struct Session::Impl {
   // One tuning at a time: concurrent benchmarks would disturb each other's timings.
   std::mutex tune_mutex;
 
-  Kernel* find(const DispatchKey& key) {
-    std::shared_lock lock(table_mutex);
-    auto it = table.find(key);
-    return it == table.end() ? nullptr : it->second;
+  Kernel* find(const DispatchKey& key) const {
+    const std::atomic<Kernel*>* slot = table.find(key);
+    return slot == nullptr ? nullptr : slot->load(std::memory_order_acquire);
   }
 
   Kernel* install(const DispatchKey& key, std::shared_ptr<Kernel> kernel, Pick pick) {
     std::unique_lock lock(table_mutex);
     Kernel* raw = kernel.get();
     owned.push_back(std::move(kernel));
-    table[key] = raw;
+    std::atomic<Kernel*>* slot = table.insert(key, std::make_unique<std::atomic<Kernel*>>(raw));
+    slot->store(raw, std::memory_order_release);
     picks[key.problem] = pick;
     return raw;
   }
