@@ -3,6 +3,8 @@
 // tiny, zero-sized and padded, and every config of each backend's default list runs.
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 #include "core/backend.h"
 #include "core/test_buffers.h"
 #include "backends/cpu/cpu_kernels.h"
@@ -142,6 +144,51 @@ TEST(CpuKernels, EveryIsaAndRegisterTileMatchesTheReference) {
         ASSERT_TRUE((*kernel)->run({buffers.a(), buffers.b(), buffers.c(), nullptr}).is_ok());
         VerifyOutcome outcome = check_output(problem, buffers, reference);
         EXPECT_TRUE(outcome.ok) << dtype_name(type) << " " << c.to_string() << ": " << outcome.reason;
+      }
+    }
+  }
+}
+
+// The direct (unpacked) kernels: every tile, every ISA, in the layouts each one serves, on
+// shapes whose edges cut through the tiles.
+TEST(CpuKernels, EveryDirectKernelTileMatchesTheReference) {
+  const BackendList backends = create_backends(*find_device("cpu"));
+  const Backend& cpu = *backends.front();
+  const int best = host_cpu().best_isa();
+  struct Tile {
+    int algo, rows, columns;
+  };
+  std::vector<Tile> tiles;
+#define ROWS_TILE(mr, nv) tiles.push_back({cpu::kAlgoDirectRows, mr, nv});
+#define DOT_TILE(mr, nc) tiles.push_back({cpu::kAlgoDirectDot, mr, nc});
+  GEMMTUNE_CPU_DIRECT_TILES(ROWS_TILE)
+  GEMMTUNE_CPU_DOT_TILES(DOT_TILE)
+#undef ROWS_TILE
+#undef DOT_TILE
+  for (DType type : {DType::f32, DType::f16, DType::bf16, DType::s8}) {
+    for (const char* layout : {"nn", "tn", "nt"}) {
+      for (auto [m, n, k] : {std::tuple{1, 70, 37}, std::tuple{19, 33, 65}, std::tuple{3, 129, 8}}) {
+        auto problem = *Problem::create(m, n, k, type, layout);
+        TestBuffers buffers(problem, std::uint64_t(m * 1000 + n));
+        const ReferenceSample reference = compute_reference_sample(problem, buffers);
+        for (int isa = 0; isa <= best; ++isa) {
+          for (const Tile& tile : tiles) {
+            KernelConfig c;
+            c.algo = tile.algo;
+            c.isa = isa;
+            c.micro_m = tile.rows;
+            c.micro_n = tile.algo == cpu::kAlgoDirectDot ? tile.columns : tile.columns * (isa == 2 ? 16 : isa == 1 ? 8 : 4);
+            c.threads = 2;
+            if (!cpu.can_implement(problem, c).is_ok()) continue;  // the other layout's kernel
+            auto kernel = cpu.prepare(problem, c);
+            ASSERT_TRUE(kernel.is_ok()) << c.to_string() << ": " << kernel.status().to_string();
+            buffers.reset_c();
+            ASSERT_TRUE((*kernel)->run({buffers.a(), buffers.b(), buffers.c(), nullptr}).is_ok());
+            VerifyOutcome outcome = check_output(problem, buffers, reference);
+            EXPECT_TRUE(outcome.ok) << dtype_name(type) << " " << layout << " " << problem.describe() << " "
+                                    << c.to_string() << ": " << outcome.reason;
+          }
+        }
       }
     }
   }

@@ -64,12 +64,15 @@ Status check_cpu_limits(const KernelConfig& c, const Problem& p, const CpuInfo& 
   if (c.isa > cpu.best_isa()) {
     return unsupported(std::string("this CPU lacks ") + std::string(cpu_isa_name(c.isa)));
   }
-  const int nv = c.micro_n / (vector_bytes(c.isa) / 4);
-  // Accumulators that do not fit the register file spill to the stack on every k step.
-  if (registers_for_tile(c.micro_m, nv) > cpu.vector_registers(c.isa)) {
-    return unsupported("register tile " + std::to_string(c.micro_m) + "x" + std::to_string(c.micro_n) +
-                       " needs " + std::to_string(registers_for_tile(c.micro_m, nv)) + " vector registers, " +
-                       std::string(cpu_isa_name(c.isa)) + " has " + std::to_string(cpu.vector_registers(c.isa)));
+  // Accumulators that do not fit the register file spill to the stack on every k step. The dot
+  // kernel holds MR × NC accumulators plus one vector of each A row and W row.
+  const int registers = c.algo == kAlgoDirectDot
+                            ? c.micro_m * c.micro_n + c.micro_m + c.micro_n
+                            : registers_for_tile(c.micro_m, c.micro_n / (vector_bytes(c.isa) / 4));
+  if (registers > cpu.vector_registers(c.isa)) {
+    return unsupported("register tile " + std::to_string(c.micro_m) + "x" + std::to_string(c.micro_n) + " needs " +
+                       std::to_string(registers) + " vector registers, " + std::string(cpu_isa_name(c.isa)) + " has " +
+                       std::to_string(cpu.vector_registers(c.isa)));
   }
   // The micro-kernel streams a bk × NR panel of B for each MR rows: it must stay in L1.
   if (std::int64_t(c.block_k) * c.micro_n * acc_bytes > cpu.l1d_bytes) {
@@ -90,6 +93,56 @@ Status check_cpu_limits(const KernelConfig& c, const Problem& p, const CpuInfo& 
   return Status::ok();
 }
 
+const std::vector<CpuDirectEntry>& cpu_direct_list() {
+  // Rows: wide tiles for a few rows; dot: several W rows per A row so each A vector is reused.
+  static const std::vector<CpuDirectEntry> list = {
+      {kAlgoDirectRows, 4, 2}, {kAlgoDirectRows, 8, 1}, {kAlgoDirectRows, 1, 4}, {kAlgoDirectRows, 2, 2},
+      {kAlgoDirectDot, 1, 8},  {kAlgoDirectDot, 2, 4},  {kAlgoDirectDot, 4, 4},  {kAlgoDirectDot, 8, 2},
+  };
+  return list;
+}
+
+namespace {
+
+// Direct kernels pay off where packing would cost as much as the product: small problems and
+// skinny ones (few rows of A).
+bool direct_kernels_fit(const Problem& p) {
+  return double(p.m()) * double(p.n()) * double(p.k()) <= double(1 << 18) || p.m() <= 16;
+}
+
+std::vector<KernelConfig> direct_configs(const Problem& p, SearchSpace space, const CpuInfo& cpu) {
+  std::vector<CpuDirectEntry> entries = cpu_direct_list();
+  if (space == SearchSpace::exhaustive) {
+#define GEMMTUNE_CPU_ROWS_ENTRY(mr, nv) entries.push_back({kAlgoDirectRows, mr, nv});
+#define GEMMTUNE_CPU_DOT_ENTRY(mr, nc) entries.push_back({kAlgoDirectDot, mr, nc});
+    GEMMTUNE_CPU_DIRECT_TILES(GEMMTUNE_CPU_ROWS_ENTRY)
+    GEMMTUNE_CPU_DOT_TILES(GEMMTUNE_CPU_DOT_ENTRY)
+#undef GEMMTUNE_CPU_ROWS_ENTRY
+#undef GEMMTUNE_CPU_DOT_ENTRY
+  }
+  // Small products cannot pay a fork/join; skinny ones can use every core on B.
+  std::vector<int> thread_counts = {1};
+  if (cpu.logical_cores > 1 && double(p.m()) * double(p.n()) * double(p.k()) > double(1 << 18)) {
+    thread_counts.insert(thread_counts.begin(), cpu.logical_cores);
+  }
+  const int isa = cpu.best_isa();
+  std::vector<KernelConfig> configs;
+  for (int threads : thread_counts) {
+    for (const CpuDirectEntry& e : entries) {
+      KernelConfig c;
+      c.algo = e.algo;
+      c.micro_m = e.micro_m;
+      c.micro_n = e.algo == kAlgoDirectDot ? e.columns : e.columns * (vector_bytes(isa) / 4);
+      c.threads = threads;
+      c.isa = isa;
+      if (check_cpu_limits(c, p, cpu).is_ok()) configs.push_back(c);
+    }
+  }
+  return configs;
+}
+
+}  // namespace
+
 std::vector<KernelConfig> cpu_configs(const Problem& p, SearchSpace space, const CpuInfo& cpu) {
   std::vector<int> isas = {cpu.best_isa()};
   std::vector<CpuListEntry> entries;
@@ -103,6 +156,7 @@ std::vector<KernelConfig> cpu_configs(const Problem& p, SearchSpace space, const
   if (cpu.logical_cores > 1) thread_counts.push_back(1);
 
   std::vector<KernelConfig> configs;
+  if (space == SearchSpace::exhaustive || direct_kernels_fit(p)) configs = direct_configs(p, space, cpu);
   for (int isa : isas) {
     for (int threads : thread_counts) {
       for (const CpuListEntry& entry : entries) {

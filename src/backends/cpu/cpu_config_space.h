@@ -18,12 +18,18 @@ struct CpuListEntry {
   int block_m, block_n, block_k;
 };
 
-// Named lists. "default" and "int8" are short, hand-picked; "exhaustive" is generated.
+// One row of the direct-kernel list: algorithm, rows, and vectors ("rows") or columns ("dot").
+struct CpuDirectEntry {
+  int algo, micro_m, columns;
+};
+
+// Named lists. "default", "int8" and "direct" are short, hand-picked; "exhaustive" is generated.
+const std::vector<CpuDirectEntry>& cpu_direct_list();
 const std::vector<CpuListEntry>& cpu_default_list();
 const std::vector<CpuListEntry>& cpu_int8_list();
 
 // Caps on the number of configs a search space yields for one problem.
-inline constexpr std::size_t kDefaultCap = 24;
+inline constexpr std::size_t kDefaultCap = 32;
 inline constexpr std::size_t kExhaustiveCap = 512;
 
 // Ok, or the hardware reason a config would run badly on this CPU (spilled registers,

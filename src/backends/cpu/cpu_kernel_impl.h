@@ -239,12 +239,201 @@ void gemm(const CpuGemmParams& P, const void* a_ptr, const void* b_ptr, void* c_
   }
 }
 
+// ---------------------------------------------------------------------------------------------
+// Direct kernels: no packing. For small products, and for skinny ones (few rows of A against a
+// large B), packing costs as much as the product itself; these read the operands where they lie.
+
+// L contiguous elements as one vector of the accumulator type.
+template <DType T, class A>
+inline std::conditional_t<std::is_same_v<A, float>, VecF32, VecS32> load_vector(const StorageT<T>* p) {
+  using V = std::conditional_t<std::is_same_v<A, float>, VecF32, VecS32>;
+  constexpr int kLanes = kVectorBytes / int(sizeof(A));
+  V v;
+  if constexpr (std::is_same_v<StorageT<T>, A>) {
+    __builtin_memcpy(&v, p, sizeof v);
+  } else {
+    A lanes[kLanes];
+    for (int l = 0; l < kLanes; ++l) lanes[l] = load<T, A>(p, l);
+    __builtin_memcpy(&v, lanes, sizeof v);
+  }
+  return v;
+}
+
+// C(i, j) = alpha·sum + beta·C(i, j), in C's dtype (beta == 0 never reads C).
+template <DType Out, class A>
+inline void store_result(const CpuGemmParams& P, StorageT<Out>* c, std::int64_t i, std::int64_t j, A sum) {
+  const std::int64_t at = i * P.ldc + j;
+  A value = A(P.alpha) * sum;
+  if (P.beta != 0) value += A(P.beta) * load<Out, A>(c, at);
+  store<Out, A>(c, at, value);
+}
+
+// Strides of A(i, p) for either layout.
+struct AStrides {
+  std::int64_t row, depth;
+};
+inline AStrides a_strides(const CpuGemmParams& P) { return P.a_row_major ? AStrides{P.lda, 1} : AStrides{1, P.lda}; }
+
+// "rows" scheme, B row-major: an MR × NV-vector tile of C in registers over the whole of k,
+// B rows loaded as vectors, A broadcast element by element.
+template <DType In, DType Out, int MR, int NV>
+void direct_rows_tile(const CpuGemmParams& P, const StorageT<In>* a, const StorageT<In>* b, StorageT<Out>* c,
+                      std::int64_t i0, std::int64_t j0) {
+  using A = AccT<In>;
+  using V = std::conditional_t<std::is_same_v<A, float>, VecF32, VecS32>;
+  constexpr int kLanes = kVectorBytes / int(sizeof(A));
+  const AStrides sa = a_strides(P);
+  V acc[MR][NV];
+#pragma GCC unroll 16
+  for (int r = 0; r < MR; ++r) {
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) acc[r][v] = V{};
+  }
+  for (std::int64_t p = 0; p < P.k; ++p) {
+    V bv[NV];
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) bv[v] = load_vector<In, A>(b + p * P.ldb + j0 + v * kLanes);
+#pragma GCC unroll 16
+    for (int r = 0; r < MR; ++r) {
+      const V av = V{} + load<In, A>(a, (i0 + r) * sa.row + p * sa.depth);
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) acc[r][v] += av * bv[v];
+    }
+  }
+  for (int r = 0; r < MR; ++r) {
+    for (int v = 0; v < NV; ++v) {
+      for (int l = 0; l < kLanes; ++l) store_result<Out, A>(P, c, i0 + r, j0 + v * kLanes + l, acc[r][v][l]);
+    }
+  }
+}
+
+// One element the slow way, for the ragged edge of a tile.
 template <DType In, DType Out>
-CpuGemmFn find_tile(int micro_m, int micro_nv) {
+void direct_element(const CpuGemmParams& P, const StorageT<In>* a, const StorageT<In>* b, StorageT<Out>* c,
+                    std::int64_t i, std::int64_t j) {
+  using A = AccT<In>;
+  const AStrides sa = a_strides(P);
+  A sum{};
+  for (std::int64_t p = 0; p < P.k; ++p) {
+    const std::int64_t b_at = P.b_row_major ? p * P.ldb + j : j * P.ldb + p;
+    sum += load<In, A>(a, i * sa.row + p * sa.depth) * load<In, A>(b, b_at);
+  }
+  store_result<Out, A>(P, c, i, j, sum);
+}
+
+template <DType In, DType Out, int MR, int NV>
+void gemm_direct_rows(const CpuGemmParams& P, const void* a_ptr, const void* b_ptr, void* c_ptr) {
+  using A = AccT<In>;
+  constexpr int kLanes = kVectorBytes / int(sizeof(A));
+  constexpr int NR = NV * kLanes;
+  const auto* a = static_cast<const StorageT<In>*>(a_ptr);
+  const auto* b = static_cast<const StorageT<In>*>(b_ptr);
+  auto* c = static_cast<StorageT<Out>*>(c_ptr);
+  if (P.m == 0 || P.n == 0) return;
+  if (P.k == 0) return scale_c<Out, A>(P, c);
+  const std::int64_t row_groups = ceil_div(P.m, MR), col_groups = ceil_div(P.n, NR);
+#pragma omp parallel for collapse(2) schedule(static) num_threads(P.threads) if (P.threads > 1)
+  for (std::int64_t ig = 0; ig < row_groups; ++ig) {
+    for (std::int64_t jg = 0; jg < col_groups; ++jg) {
+      const std::int64_t i0 = ig * MR, j0 = jg * NR;
+      const std::int64_t rows = min64(MR, P.m - i0), cols = min64(NR, P.n - j0);
+      if (rows == MR && cols == NR) {
+        direct_rows_tile<In, Out, MR, NV>(P, a, b, c, i0, j0);
+        continue;
+      }
+      // Edges: whole vectors one row at a time, then single elements.
+      for (std::int64_t i = i0; i < i0 + rows; ++i) {
+        std::int64_t j = j0;
+        for (; j + kLanes <= j0 + cols; j += kLanes) direct_rows_tile<In, Out, 1, 1>(P, a, b, c, i, j);
+        for (; j < j0 + cols; ++j) direct_element<In, Out>(P, a, b, c, i, j);
+      }
+    }
+  }
+}
+
+// "dot" scheme, A row-major and B column-major (C = A·Wᵀ with W stored n×k): MR rows of A
+// against NC rows of W, dot products along k in vector registers. Each W row is read once per
+// MR rows of A, so a skinny product streams W at memory speed.
+template <DType In, DType Out, int MR, int NC>
+void direct_dot_tile(const CpuGemmParams& P, const StorageT<In>* a, const StorageT<In>* b, StorageT<Out>* c,
+                     std::int64_t i0, std::int64_t j0) {
+  using A = AccT<In>;
+  using V = std::conditional_t<std::is_same_v<A, float>, VecF32, VecS32>;
+  constexpr int kLanes = kVectorBytes / int(sizeof(A));
+  V acc[MR][NC];
+#pragma GCC unroll 16
+  for (int r = 0; r < MR; ++r) {
+#pragma GCC unroll 8
+    for (int q = 0; q < NC; ++q) acc[r][q] = V{};
+  }
+  std::int64_t p = 0;
+  for (; p + kLanes <= P.k; p += kLanes) {
+    V wv[NC];
+#pragma GCC unroll 8
+    for (int q = 0; q < NC; ++q) wv[q] = load_vector<In, A>(b + (j0 + q) * P.ldb + p);
+#pragma GCC unroll 16
+    for (int r = 0; r < MR; ++r) {
+      const V av = load_vector<In, A>(a + (i0 + r) * P.lda + p);
+#pragma GCC unroll 8
+      for (int q = 0; q < NC; ++q) acc[r][q] += av * wv[q];
+    }
+  }
+  for (int r = 0; r < MR; ++r) {
+    for (int q = 0; q < NC; ++q) {
+      A sum{};
+      for (int l = 0; l < kLanes; ++l) sum += acc[r][q][l];
+      for (std::int64_t t = p; t < P.k; ++t) {
+        sum += load<In, A>(a, (i0 + r) * P.lda + t) * load<In, A>(b, (j0 + q) * P.ldb + t);
+      }
+      store_result<Out, A>(P, c, i0 + r, j0 + q, sum);
+    }
+  }
+}
+
+template <DType In, DType Out, int MR, int NC>
+void gemm_direct_dot(const CpuGemmParams& P, const void* a_ptr, const void* b_ptr, void* c_ptr) {
+  using A = AccT<In>;
+  const auto* a = static_cast<const StorageT<In>*>(a_ptr);
+  const auto* b = static_cast<const StorageT<In>*>(b_ptr);
+  auto* c = static_cast<StorageT<Out>*>(c_ptr);
+  if (P.m == 0 || P.n == 0) return;
+  if (P.k == 0) return scale_c<Out, A>(P, c);
+  const std::int64_t row_groups = ceil_div(P.m, MR), col_groups = ceil_div(P.n, NC);
+  // Columns outermost: each thread streams its own slice of W.
+#pragma omp parallel for collapse(2) schedule(static) num_threads(P.threads) if (P.threads > 1)
+  for (std::int64_t jg = 0; jg < col_groups; ++jg) {
+    for (std::int64_t ig = 0; ig < row_groups; ++ig) {
+      const std::int64_t i0 = ig * MR, j0 = jg * NC;
+      const std::int64_t rows = min64(MR, P.m - i0), cols = min64(NC, P.n - j0);
+      if (rows == MR && cols == NC) {
+        direct_dot_tile<In, Out, MR, NC>(P, a, b, c, i0, j0);
+        continue;
+      }
+      for (std::int64_t i = i0; i < i0 + rows; ++i) {
+        for (std::int64_t j = j0; j < j0 + cols; ++j) direct_dot_tile<In, Out, 1, 1>(P, a, b, c, i, j);
+      }
+    }
+  }
+}
+
+template <DType In, DType Out>
+CpuGemmFn find_tile(int algo, int micro_m, int micro_nv) {
+  if (algo == kAlgoPacked) {
 #define GEMMTUNE_CPU_TILE_CASE(mr, nv) \
   if (micro_m == mr && micro_nv == nv) return &gemm<In, Out, mr, nv>;
-  GEMMTUNE_CPU_MICRO_TILES(GEMMTUNE_CPU_TILE_CASE)
+    GEMMTUNE_CPU_MICRO_TILES(GEMMTUNE_CPU_TILE_CASE)
 #undef GEMMTUNE_CPU_TILE_CASE
+  } else if (algo == kAlgoDirectRows) {
+#define GEMMTUNE_CPU_TILE_CASE(mr, nv) \
+  if (micro_m == mr && micro_nv == nv) return &gemm_direct_rows<In, Out, mr, nv>;
+    GEMMTUNE_CPU_DIRECT_TILES(GEMMTUNE_CPU_TILE_CASE)
+#undef GEMMTUNE_CPU_TILE_CASE
+  } else if (algo == kAlgoDirectDot) {
+#define GEMMTUNE_CPU_TILE_CASE(mr, nc) \
+  if (micro_m == mr && micro_nv == nc) return &gemm_direct_dot<In, Out, mr, nc>;
+    GEMMTUNE_CPU_DOT_TILES(GEMMTUNE_CPU_TILE_CASE)
+#undef GEMMTUNE_CPU_TILE_CASE
+  }
   return nullptr;
 }
 
@@ -253,14 +442,14 @@ CpuGemmFn find_tile(int micro_m, int micro_nv) {
 
 namespace gemmtune::cpu {
 
-CpuGemmFn GEMMTUNE_FIND_FUNCTION(DType in, DType out, int micro_m, int micro_nv) {
+CpuGemmFn GEMMTUNE_FIND_FUNCTION(int algo, DType in, DType out, int micro_m, int micro_nv) {
   using namespace GEMMTUNE_ISA_NAMESPACE;
-  if (in == DType::f32 && out == DType::f32) return find_tile<DType::f32, DType::f32>(micro_m, micro_nv);
-  if (in == DType::f16 && out == DType::f16) return find_tile<DType::f16, DType::f16>(micro_m, micro_nv);
-  if (in == DType::f16 && out == DType::f32) return find_tile<DType::f16, DType::f32>(micro_m, micro_nv);
-  if (in == DType::bf16 && out == DType::bf16) return find_tile<DType::bf16, DType::bf16>(micro_m, micro_nv);
-  if (in == DType::bf16 && out == DType::f32) return find_tile<DType::bf16, DType::f32>(micro_m, micro_nv);
-  if (in == DType::s8 && out == DType::s32) return find_tile<DType::s8, DType::s32>(micro_m, micro_nv);
+  if (in == DType::f32 && out == DType::f32) return find_tile<DType::f32, DType::f32>(algo, micro_m, micro_nv);
+  if (in == DType::f16 && out == DType::f16) return find_tile<DType::f16, DType::f16>(algo, micro_m, micro_nv);
+  if (in == DType::f16 && out == DType::f32) return find_tile<DType::f16, DType::f32>(algo, micro_m, micro_nv);
+  if (in == DType::bf16 && out == DType::bf16) return find_tile<DType::bf16, DType::bf16>(algo, micro_m, micro_nv);
+  if (in == DType::bf16 && out == DType::f32) return find_tile<DType::bf16, DType::f32>(algo, micro_m, micro_nv);
+  if (in == DType::s8 && out == DType::s32) return find_tile<DType::s8, DType::s32>(algo, micro_m, micro_nv);
   return nullptr;
 }
 

@@ -7,11 +7,11 @@
 
 namespace gemmtune::cpu {
 
-CpuGemmFn find_cpu_kernel(int isa, DType in, DType out, int micro_m, int micro_nv) {
+CpuGemmFn find_cpu_kernel(int isa, int algo, DType in, DType out, int micro_m, int micro_nv) {
   switch (isa) {
-    case 0: return find_cpu_kernel_generic(in, out, micro_m, micro_nv);
-    case 1: return find_cpu_kernel_avx2(in, out, micro_m, micro_nv);
-    case 2: return find_cpu_kernel_avx512(in, out, micro_m, micro_nv);
+    case 0: return find_cpu_kernel_generic(algo, in, out, micro_m, micro_nv);
+    case 1: return find_cpu_kernel_avx2(algo, in, out, micro_m, micro_nv);
+    case 2: return find_cpu_kernel_avx512(algo, in, out, micro_m, micro_nv);
     default: return nullptr;
   }
 }

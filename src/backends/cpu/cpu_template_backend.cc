@@ -24,6 +24,11 @@ class CpuTemplateKernel final : public Kernel {
   CpuGemmParams params_;
 };
 
+// The kernel lookup's column count: vectors for the packed and rows kernels, columns for dot.
+int tile_columns(const KernelConfig& c) {
+  return c.algo == kAlgoDirectDot ? c.micro_n : c.micro_n / (vector_bytes(c.isa) / 4);
+}
+
 class CpuTemplateBackend final : public Backend {
  public:
   explicit CpuTemplateBackend(const CpuInfo& cpu) : cpu_(cpu) {}
@@ -39,18 +44,26 @@ class CpuTemplateBackend final : public Backend {
     if (c.isa < 0 || c.isa > cpu_.best_isa()) {
       return unsupported("isa " + std::string(cpu_isa_name(c.isa)) + " is not available on this CPU");
     }
+    if (c.algo == kAlgoDirectRows && p.b_layout() != Layout::row_major) {
+      return unsupported("the direct rows kernel reads B row-major");
+    }
+    if (c.algo == kAlgoDirectDot && (p.a_layout() != Layout::row_major || p.b_layout() != Layout::col_major)) {
+      return unsupported("the direct dot kernel reads A row-major and B column-major");
+    }
+    if (c.algo < kAlgoPacked || c.algo > kAlgoDirectDot) return unsupported("unknown cpu algo " + std::to_string(c.algo));
     const int lanes = vector_bytes(c.isa) / 4;
-    if (c.micro_m <= 0 || c.micro_n <= 0 || c.micro_n % lanes != 0) {
+    const bool whole_vectors = c.algo == kAlgoDirectDot || c.micro_n % lanes == 0;
+    if (c.micro_m <= 0 || c.micro_n <= 0 || !whole_vectors) {
       return unsupported("register tile " + std::to_string(c.micro_m) + "x" + std::to_string(c.micro_n) +
                          " is not whole vectors of " + std::to_string(lanes) + " lanes");
     }
-    if (find_cpu_kernel(c.isa, p.a_type(), p.c_type(), c.micro_m, c.micro_n / lanes) == nullptr) {
+    if (find_cpu_kernel(c.isa, c.algo, p.a_type(), p.c_type(), c.micro_m, tile_columns(c)) == nullptr) {
       return unsupported("no kernel compiled for tile " + std::to_string(c.micro_m) + "x" +
                          std::to_string(c.micro_n) + " and " + std::string(dtype_name(p.a_type())) + "->" +
                          std::string(dtype_name(p.c_type())));
     }
-    if (c.block_m <= 0 || c.block_m % c.micro_m != 0 || c.block_n <= 0 || c.block_n % c.micro_n != 0 ||
-        c.block_k <= 0) {
+    if (c.algo == kAlgoPacked && (c.block_m <= 0 || c.block_m % c.micro_m != 0 || c.block_n <= 0 ||
+                                  c.block_n % c.micro_n != 0 || c.block_k <= 0)) {
       return unsupported("blocks must be positive multiples of the register tile");
     }
     if (c.threads < 1 || c.threads > 1024) return unsupported("threads must be in [1, 1024]");
@@ -59,7 +72,6 @@ class CpuTemplateBackend final : public Backend {
 
   Result<std::unique_ptr<Kernel>> prepare(const Problem& p, const KernelConfig& c) const override {
     GEMMTUNE_RETURN_IF_ERROR(can_implement(p, c));
-    const int lanes = vector_bytes(c.isa) / 4;
     CpuGemmParams params;
     params.m = p.m();
     params.n = p.n();
@@ -75,7 +87,7 @@ class CpuTemplateBackend final : public Backend {
     params.block_n = c.block_n;
     params.block_k = c.block_k;
     params.threads = c.threads;
-    CpuGemmFn fn = find_cpu_kernel(c.isa, p.a_type(), p.c_type(), c.micro_m, c.micro_n / lanes);
+    CpuGemmFn fn = find_cpu_kernel(c.isa, c.algo, p.a_type(), p.c_type(), c.micro_m, tile_columns(c));
     return std::unique_ptr<Kernel>(std::make_unique<CpuTemplateKernel>(fn, params));
   }
 
