@@ -1,9 +1,11 @@
 #include "gemmtune/session.h"
 
 #include <mutex>
+#include <optional>
 #include <shared_mutex>
 #include <unordered_map>
 
+#include "../store/session_store.h"
 #include "autotuner.h"
 #include "backend.h"
 
@@ -73,6 +75,8 @@ struct Session::Impl {
   std::vector<std::shared_ptr<Kernel>> owned;
   // One tuning at a time: concurrent benchmarks would disturb each other's timings.
   std::mutex tune_mutex;
+  // Null when the store is off.
+  std::unique_ptr<SessionStore> store;
 
   Kernel* find(const DispatchKey& key) {
     std::shared_lock lock(table_mutex);
@@ -104,7 +108,24 @@ struct Session::Impl {
       if (backend->name() == best.backend) pick.backend = backend.get();
     }
     install(key, std::move(outcome.kernel), pick);
+    if (store) store->save(outcome.report, backends);
     return std::move(outcome.report);
+  }
+
+  // The stored pick, prepared and installed; nullopt when the store has none that is usable.
+  std::optional<TuneReport> install_from_store(const Problem& problem, const DispatchKey& key) {
+    if (!store) return std::nullopt;
+    std::optional<StoredPick> stored = store->lookup(problem, device.fingerprint(), backends, options.tuning);
+    if (!stored) return std::nullopt;
+    auto kernel = stored->backend->prepare(problem, stored->config);
+    if (!kernel.is_ok()) {
+      warn_once("the stored pick for " + problem.describe() + " (" + std::string(stored->backend->name()) + " " +
+                stored->config.to_string() + ") failed to prepare: " + kernel.status().message() + "; re-tuning");
+      return std::nullopt;
+    }
+    const ChoiceReport& best = *stored->report.best_choice();
+    install(key, std::shared_ptr<Kernel>(std::move(kernel).value()), Pick{stored->backend, stored->config, best.time_us});
+    return std::move(stored->report);
   }
 
   // The kernel for a problem: known, or prepared from a known pick, or tuned.
@@ -120,6 +141,7 @@ struct Session::Impl {
       auto kernel = pick.backend->prepare(problem, pick.config);
       if (kernel.is_ok()) return install(key, std::shared_ptr<Kernel>(std::move(kernel).value()), pick);
     }
+    if (install_from_store(problem, key)) return find(key);
     auto report = tune_and_install(problem, key);
     if (!report.is_ok()) return report.status();
     return find(key);
@@ -140,6 +162,7 @@ Result<std::unique_ptr<Session>> Session::create(SessionOptions options) {
     for (const auto& backend : impl->backends) known = known || backend->name() == name;
     if (!known) return not_found("backend '" + name + "' is not available on " + device.name);
   }
+  impl->store = SessionStore::open(options.store);
   impl->options = std::move(options);
   impl->device = std::move(device);
   return std::unique_ptr<Session>(new Session(std::move(impl)));
@@ -158,6 +181,13 @@ Status Session::gemm(const Problem& problem, const void* a, const void* b, void*
 Result<TuneReport> Session::tune(const Problem& problem) {
   std::lock_guard guard(impl_->tune_mutex);
   return impl_->tune_and_install(problem, {ProblemKey::of(problem), problem.alpha(), problem.beta()});
+}
+
+Result<TuneReport> Session::tune_or_load(const Problem& problem) {
+  std::lock_guard guard(impl_->tune_mutex);
+  const DispatchKey key{ProblemKey::of(problem), problem.alpha(), problem.beta()};
+  if (std::optional<TuneReport> stored = impl_->install_from_store(problem, key)) return std::move(*stored);
+  return impl_->tune_and_install(problem, key);
 }
 
 Result<std::unique_ptr<GemmKernel>> Session::kernel(const Problem& problem, std::string_view backend_name,

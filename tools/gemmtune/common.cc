@@ -23,7 +23,21 @@ std::vector<OptionSpec> session_options() {
       {"samples", true, "--samples N            timing samples per choice (default 7)"},
       {"min-sample-ms", true, "--min-sample-ms T      each sample runs at least T ms (default 2)"},
       {"verbose", false, "--verbose              print each AUTOTUNE table to stderr"},
+      {"cache", true, "--cache PATH           tuning store file, or off (default: $GEMMTUNE_CACHE, then\n"
+                      "                       $XDG_CACHE_HOME/gemmtune/tuning.sqlite)"},
+      {"cache-mode", true, "--cache-mode M         rw | ro | off (default: $GEMMTUNE_CACHE_MODE, then rw)"},
   };
+}
+
+Result<StoreOptions> store_options_from(const Args& args) {
+  StoreOptions options = StoreOptions::from_env();
+  options.path = args.get("cache", options.path);
+  if (args.has("cache-mode")) {
+    auto mode = parse_store_mode(args.get("cache-mode", ""));
+    if (!mode.is_ok()) return invalid_argument("--cache-mode: " + mode.status().message());
+    options.mode = *mode;
+  }
+  return options;
 }
 
 Result<SessionOptions> session_options_from(const Args& args) {
@@ -43,6 +57,7 @@ Result<SessionOptions> session_options_from(const Args& args) {
                             args.get_double("min-sample-ms", options.tuning.timing.min_sample_ms));
   if (options.tuning.timing.min_sample_ms < 0) return invalid_argument("--min-sample-ms must be >= 0");
   options.tuning.print_table = args.flag("verbose");
+  GEMMTUNE_ASSIGN_OR_RETURN(options.store, store_options_from(args));
   return options;
 }
 
