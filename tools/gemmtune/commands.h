@@ -7,6 +7,7 @@ int run_devices(int argc, char** argv);
 int run_tune(int argc, char** argv);
 int run_bench(int argc, char** argv);
 int run_demo(int argc, char** argv);
+int run_cache(int argc, char** argv);
 
 
 }  // namespace gemmtune::cli

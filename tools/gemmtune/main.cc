@@ -17,6 +17,7 @@ commands:
   tune      tune one problem and show every choice with its time
   bench     gemmtune against each peer library on a shape set, in the same run
   demo      a workload whose shapes change at run time, then the comparison with the peers
+  cache     the tuning store: stats, list, export FILE, import FILE, clear
 
 `gemmtune COMMAND --help` describes each command's options.
 )";
@@ -34,6 +35,7 @@ int main(int argc, char** argv) {
   if (command == "tune") return gemmtune::cli::run_tune(argc, argv);
   if (command == "bench") return gemmtune::cli::run_bench(argc, argv);
   if (command == "demo") return gemmtune::cli::run_demo(argc, argv);
+  if (command == "cache") return gemmtune::cli::run_cache(argc, argv);
   std::fprintf(stderr, "gemmtune: unknown command '%s' (see gemmtune --help)\n", command.c_str());
   return 2;
 }
