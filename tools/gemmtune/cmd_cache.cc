@@ -23,13 +23,11 @@ constexpr const char* kSummary =
     "tiered with $GEMMTUNE_REDIS_URL when set.";
 
 std::vector<OptionSpec> cache_specs() {
-  return {
-      {"cache", true, "--cache PATH           tuning store file (default: $GEMMTUNE_CACHE, then the XDG cache)"},
-      {"cache-mode", true, "--cache-mode M         rw | ro | off (default: $GEMMTUNE_CACHE_MODE, then rw)"},
-      {"device", true, "--device D             the device whose fingerprint import checks (default cpu)"},
-      {"any-device", false, "--any-device           import entries measured on other devices too"},
-      {"json", false, "--json                 print stats and list as JSON"},
-  };
+  std::vector<OptionSpec> specs = store_options();
+  specs.push_back({"device", true, "--device D             the device whose fingerprint import checks (default cpu)"});
+  specs.push_back({"any-device", false, "--any-device           import entries measured on other devices too"});
+  specs.push_back({"json", false, "--json                 print stats and list as JSON"});
+  return specs;
 }
 
 struct Opened {

@@ -16,13 +16,20 @@ int fail(const Status& status) {
 }
 
 std::vector<OptionSpec> session_options() {
-  return {
+  std::vector<OptionSpec> specs = {
       {"device", true, "--device D             device to run on: cpu (default)"},
       {"search", true, "--search S             config space: default | exhaustive"},
       {"backends", true, "--backends A,B         only these backends (default: all)"},
       {"samples", true, "--samples N            timing samples per choice (default 7)"},
       {"min-sample-ms", true, "--min-sample-ms T      each sample runs at least T ms (default 2)"},
       {"verbose", false, "--verbose              print each AUTOTUNE table to stderr"},
+  };
+  for (OptionSpec& spec : store_options()) specs.push_back(spec);
+  return specs;
+}
+
+std::vector<OptionSpec> store_options() {
+  return {
       {"cache", true, "--cache PATH           tuning store file, or off (default: $GEMMTUNE_CACHE, then\n"
                       "                       $XDG_CACHE_HOME/gemmtune/tuning.sqlite)"},
       {"cache-mode", true, "--cache-mode M         rw | ro | off (default: $GEMMTUNE_CACHE_MODE, then rw)"},

@@ -21,7 +21,8 @@ int fail(const Status& status);
 // --device, --search, --backends, --samples, --min-sample-ms, --verbose, --cache, --cache-mode.
 std::vector<OptionSpec> session_options();
 Result<SessionOptions> session_options_from(const Args& args);
-// --cache and --cache-mode over the GEMMTUNE_CACHE* environment.
+// --cache, --cache-mode: where the tuning store is; over the GEMMTUNE_CACHE* environment.
+std::vector<OptionSpec> store_options();
 Result<StoreOptions> store_options_from(const Args& args);
 
 nlohmann::json problem_json(const Problem& problem);
