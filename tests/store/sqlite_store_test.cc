@@ -34,7 +34,9 @@ std::string key_for(int writer, int i) { return "w" + std::to_string(writer) + "
 
 bool passes_quick_check(const std::string& path) {
   sqlite3* db = nullptr;
-  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
+  // Read-write: opening a WAL database a killed process left behind may need to rebuild its
+  // shared-memory index, which a read-only connection cannot do.
+  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr) != SQLITE_OK) {
     sqlite3_close(db);
     return false;
   }
@@ -96,6 +98,7 @@ TEST(SqliteStore, WriterKilledMidRunLeavesAnIntactFileWithEveryCommittedEntry) {
   const std::string path = dir.file("killed.sqlite");
   std::mt19937 random(12345);
   std::size_t committed = 0;
+  ASSERT_TRUE(open_sqlite_store(path).is_ok());  // the file exists before the first kill
   for (int round = 0; round < 20; ++round) {
     pid_t pid = fork();
     ASSERT_GE(pid, 0);
