@@ -1,6 +1,7 @@
 // From options (and the environment) to a store.
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <mutex>
 #include <set>
 
@@ -74,7 +75,11 @@ Result<std::unique_ptr<TuningStore>> open_store(const StoreOptions& options) {
   if (options.mode == StoreMode::off) return std::unique_ptr<TuningStore>();
   std::unique_ptr<TuningStore> local;
   if (const std::string path = options.resolved_path(); path != "off") {
-    GEMMTUNE_ASSIGN_OR_RETURN(local, open_sqlite_store(path));
+    // Read-only never creates a file (nor its folder) where there was none.
+    std::error_code ec;
+    if (options.mode == StoreMode::read_write || std::filesystem::exists(path, ec)) {
+      GEMMTUNE_ASSIGN_OR_RETURN(local, open_sqlite_store(path));
+    }
   }
   std::unique_ptr<TuningStore> remote;
   if (!options.redis_url.empty()) {

@@ -115,6 +115,10 @@ TEST(SessionStore, ReadOnlyModeReadsButNeverWrites) {
   TempDir dir;
   const std::string path = dir.file("t.sqlite");
   EXPECT_FALSE(tune_or_load(path, tiny(), StoreMode::read_only).store_hit);
+  EXPECT_FALSE(std::filesystem::exists(path)) << "read-only creates no file";
+  tune_or_load(dir.file("other.sqlite"), tiny(16));  // creates the file with another entry
+  std::filesystem::rename(dir.file("other.sqlite"), path);
+  EXPECT_FALSE(tune_or_load(path, tiny(), StoreMode::read_only).store_hit);
   EXPECT_FALSE(tune_or_load(path, tiny(), StoreMode::read_only).store_hit);
   tune_or_load(path, tiny());
   EXPECT_TRUE(tune_or_load(path, tiny(), StoreMode::read_only).store_hit);

@@ -44,6 +44,7 @@ Result<Opened> open_from(const Args& args) {
     return invalid_argument("no tuning store: --cache / GEMMTUNE_CACHE is off and GEMMTUNE_REDIS_URL is unset");
   }
   GEMMTUNE_ASSIGN_OR_RETURN(out.store, open_store(out.options));
+  if (!out.store) return not_found("no tuning store at " + out.options.resolved_path() + " (read-only mode creates none)");
   GEMMTUNE_ASSIGN_OR_RETURN(DeviceInfo device, find_device(args.get("device", "cpu")));
   out.device = device.fingerprint();
   return out;

@@ -33,12 +33,15 @@ std::vector<OptionSpec> store_options() {
       {"cache", true, "--cache PATH           tuning store file, or off (default: $GEMMTUNE_CACHE, then\n"
                       "                       $XDG_CACHE_HOME/gemmtune/tuning.sqlite)"},
       {"cache-mode", true, "--cache-mode M         rw | ro | off (default: $GEMMTUNE_CACHE_MODE, then rw)"},
+      {"redis", true, "--redis URL            shared store redis://host:port/db behind the local one\n"
+                      "                       (default: $GEMMTUNE_REDIS_URL; \"\" for none)"},
   };
 }
 
 Result<StoreOptions> store_options_from(const Args& args) {
   StoreOptions options = StoreOptions::from_env();
   options.path = args.get("cache", options.path);
+  options.redis_url = args.get("redis", options.redis_url);
   if (args.has("cache-mode")) {
     auto mode = parse_store_mode(args.get("cache-mode", ""));
     if (!mode.is_ok()) return invalid_argument("--cache-mode: " + mode.status().message());
