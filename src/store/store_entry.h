@@ -49,7 +49,8 @@ std::string store_key(std::string_view device, std::string_view problem);
 
 nlohmann::json entry_to_json(const StoreEntry& entry);  // checksum included
 // Checks schema, every field's type and the checksum; corrupt_data with the reason otherwise.
-Result<StoreEntry> entry_from_json(const nlohmann::json& json);
+// Takes the document by value: the checksum is checked on it in place.
+Result<StoreEntry> entry_from_json(nlohmann::json json);
 std::string serialize_entry(const StoreEntry& entry);
 Result<StoreEntry> parse_entry(std::string_view text);
 
