@@ -1,6 +1,9 @@
 // The store as a Session sees it: hits across sessions, and every kind of bad entry re-tuned.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+
 #include "gemmtune/session.h"
 #include "store/store_entry.h"
 #include "store/tuning_store.h"
@@ -129,6 +132,26 @@ TEST(SessionStore, OffModeTouchesNoFile) {
   const std::string path = dir.file("t.sqlite");
   tune_or_load(path, tiny(), StoreMode::off);
   EXPECT_FALSE(std::filesystem::exists(path));
+}
+
+TEST(SessionStore, CorruptFileIsMovedAsideAndTheSessionStillTunesAndStores) {
+  TempDir dir;
+  const std::string path = dir.file("t.sqlite");
+  {
+    std::ofstream out(path, std::ios::binary);
+    for (int i = 0; i < 1000; ++i) out << char(i * 37);
+  }
+  ::testing::internal::CaptureStderr();
+  TuneReport report = tune_or_load(path, tiny());
+  const std::string said = ::testing::internal::GetCapturedStderr();
+  EXPECT_FALSE(report.store_hit);
+  EXPECT_NE(said.find(path), std::string::npos) << said;
+  int aside = 0;
+  for (const auto& file : std::filesystem::directory_iterator(dir.path())) {
+    if (file.path().string().find(".corrupt-") != std::string::npos) ++aside;
+  }
+  EXPECT_EQ(aside, 1) << "the corrupt file stays on disk, renamed";
+  EXPECT_TRUE(tune_or_load(path, tiny()).store_hit) << "the fresh file stores results";
 }
 
 TEST(SessionStore, TruncatedEntryIsReportedAndRetuned) {

@@ -18,7 +18,7 @@ constexpr const char* kSummary =
     "  export FILE    write every intact entry as JSON (FILE - for stdout)\n"
     "  import FILE    read entries exported elsewhere; all or nothing; entries of other devices\n"
     "                 are refused unless --any-device\n"
-    "  clear          remove every entry\n"
+    "  clear          remove every entry (of the shared Redis store too, when one is set)\n"
     "The store is --cache PATH, else $GEMMTUNE_CACHE, else $XDG_CACHE_HOME/gemmtune/tuning.sqlite,\n"
     "tiered with $GEMMTUNE_REDIS_URL when set.";
 
