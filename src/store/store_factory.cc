@@ -84,10 +84,10 @@ Result<std::unique_ptr<TuningStore>> open_store(const StoreOptions& options) {
   std::unique_ptr<TuningStore> remote;
   if (!options.redis_url.empty()) {
     auto opened = open_redis_store(options.redis_url);
+    // A bad URL is reported like an unreachable server: a typo in a fleet setting must not
+    // cost the machine its local store.
     if (opened.is_ok()) {
       remote = std::move(opened).value();
-    } else if (opened.status().code() == ErrorCode::invalid_argument) {
-      return opened.status();
     } else {
       warn_once(opened.status().message() + "; carrying on with the local store only");
     }

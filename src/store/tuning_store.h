@@ -51,7 +51,8 @@ std::unique_ptr<TuningStore> make_tiered_store(std::unique_ptr<TuningStore> loca
                                                std::unique_ptr<TuningStore> remote);
 
 // The store the options describe: SQLite, Redis, both tiered, or null when off. A Redis that
-// cannot be reached is a warning (the local store carries on), not an error.
+// cannot be reached, or a malformed Redis URL, is a warning (the local store carries on), not
+// an error.
 Result<std::unique_ptr<TuningStore>> open_store(const StoreOptions& options);
 
 // "gemmtune: warning: <message>" on stderr, once per distinct message in this process: a bad

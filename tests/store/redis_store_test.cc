@@ -126,5 +126,21 @@ TEST_F(RedisStoreTest, UnreachableUrlAtStartIsAWarningNotAFailure) {
   EXPECT_NE(said.find(closed), std::string::npos) << said;
 }
 
+TEST(RedisUrl, MalformedUrlIsAWarningAndTheLocalStoreCarriesOn) {
+  TempDir dir;
+  SessionOptions options;
+  options.store.path = dir.file("local.sqlite");
+  options.store.redis_url = "http://not-redis";
+  options.tuning.timing.samples = 1;
+  options.tuning.timing.min_sample_ms = 0.05;
+  ::testing::internal::CaptureStderr();
+  auto session = Session::create(options);
+  const std::string said = ::testing::internal::GetCapturedStderr();
+  ASSERT_TRUE(session.is_ok());
+  if (redis_store_built()) EXPECT_NE(said.find("does not start with redis://"), std::string::npos) << said;
+  ASSERT_TRUE((*session)->tune_or_load(tiny()).is_ok());
+  EXPECT_TRUE(std::filesystem::exists(dir.file("local.sqlite")));
+}
+
 }  // namespace
 }  // namespace gemmtune
