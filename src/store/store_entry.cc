@@ -52,7 +52,11 @@ Result<double> number_field(const json& object, const char* name) {
 json body_of(const StoreEntry& entry) {
   json choices = json::array();
   for (const StoredChoice& c : entry.choices) {
-    choices.push_back({{"backend", c.backend}, {"config", c.config}, {"status", c.status}, {"time_us", c.time_us}});
+    choices.push_back({{"backend", c.backend},
+                       {"config", c.config},
+                       {"status", c.status},
+                       {"time_us", c.time_us},
+                       {"reason", c.reason}});
   }
   return {{"schema", kStoreSchemaVersion},
           {"device", entry.device},
@@ -71,6 +75,7 @@ Result<StoredChoice> choice_from_json(const json& object) {
   GEMMTUNE_ASSIGN_OR_RETURN(c.config, string_field(object, "config"));
   GEMMTUNE_ASSIGN_OR_RETURN(c.status, string_field(object, "status"));
   GEMMTUNE_ASSIGN_OR_RETURN(c.time_us, number_field(object, "time_us"));
+  GEMMTUNE_ASSIGN_OR_RETURN(c.reason, string_field(object, "reason"));
   return c;
 }
 
@@ -150,7 +155,8 @@ StoreEntry entry_from_report(const TuneReport& report, std::map<std::string, std
     entry.pick_time_us = best->time_us;
   }
   for (const ChoiceReport& c : report.choices) {
-    entry.choices.push_back({c.backend, c.config.to_string(), std::string(choice_status_name(c.status)), c.time_us});
+    entry.choices.push_back(
+        {c.backend, c.config.to_string(), std::string(choice_status_name(c.status)), c.time_us, c.reason});
   }
   entry.created_unix =
       std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
@@ -170,6 +176,7 @@ Result<TuneReport> report_from_entry(const StoreEntry& entry) {
     c.config = *config;
     GEMMTUNE_ASSIGN_OR_RETURN(c.status, parse_choice_status(stored.status));
     c.time_us = stored.time_us;
+    c.reason = stored.reason;
     if (report.best < 0 && c.backend == entry.pick_backend && stored.config == entry.pick_config) {
       report.best = int(report.choices.size());
     }

@@ -24,6 +24,7 @@ struct StoredChoice {
   std::string config;  // KernelConfig::to_string()
   std::string status;  // choice_status_name()
   double time_us = -1;
+  std::string reason;  // why it is not ok; empty when ok
   bool operator==(const StoredChoice&) const = default;
 };
 
