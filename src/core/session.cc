@@ -5,6 +5,7 @@
 #include <shared_mutex>
 #include <unordered_map>
 
+#include "../store/incremental_tune.h"
 #include "../store/session_store.h"
 #include "autotuner.h"
 #include "backend.h"
@@ -93,8 +94,11 @@ struct Session::Impl {
     return raw;
   }
 
-  Result<TuneReport> tune_and_install(const Problem& problem, const DispatchKey& key) {
-    TuneOutcome outcome = autotune(problem, device, backends, options.tuning);
+  // `reusable`: stored choices still valid; only the others are run.
+  Result<TuneReport> tune_and_install(const Problem& problem, const DispatchKey& key,
+                                      const std::vector<ChoiceReport>& reusable = {}) {
+    TuneOutcome outcome = reusable.empty() ? autotune(problem, device, backends, options.tuning)
+                                           : tune_incrementally(problem, device, backends, options.tuning, reusable);
     if (!outcome.kernel) {
       std::string reasons;
       for (const ChoiceReport& c : outcome.report.choices) {
@@ -112,10 +116,14 @@ struct Session::Impl {
     return std::move(outcome.report);
   }
 
-  // The stored pick, prepared and installed; nullopt when the store has none that is usable.
-  std::optional<TuneReport> install_from_store(const Problem& problem, const DispatchKey& key) {
+  // The stored pick, prepared and installed; nullopt when the store has none that is usable,
+  // and then `reusable` holds the stored choices a tuning need not run again.
+  std::optional<TuneReport> install_from_store(const Problem& problem, const DispatchKey& key,
+                                               std::vector<ChoiceReport>& reusable) {
     if (!store) return std::nullopt;
-    std::optional<StoredPick> stored = store->lookup(problem, device.fingerprint(), backends, options.tuning);
+    StoreLookup found = store->lookup(problem, device.fingerprint(), backends, options.tuning);
+    reusable = std::move(found.reusable);
+    std::optional<StoredPick>& stored = found.hit;
     if (!stored) return std::nullopt;
     auto kernel = stored->backend->prepare(problem, stored->config);
     if (!kernel.is_ok()) {
@@ -141,8 +149,9 @@ struct Session::Impl {
       auto kernel = pick.backend->prepare(problem, pick.config);
       if (kernel.is_ok()) return install(key, std::shared_ptr<Kernel>(std::move(kernel).value()), pick);
     }
-    if (install_from_store(problem, key)) return find(key);
-    auto report = tune_and_install(problem, key);
+    std::vector<ChoiceReport> reusable;
+    if (install_from_store(problem, key, reusable)) return find(key);
+    auto report = tune_and_install(problem, key, reusable);
     if (!report.is_ok()) return report.status();
     return find(key);
   }
@@ -186,8 +195,9 @@ Result<TuneReport> Session::tune(const Problem& problem) {
 Result<TuneReport> Session::tune_or_load(const Problem& problem) {
   std::lock_guard guard(impl_->tune_mutex);
   const DispatchKey key{ProblemKey::of(problem), problem.alpha(), problem.beta()};
-  if (std::optional<TuneReport> stored = impl_->install_from_store(problem, key)) return std::move(*stored);
-  return impl_->tune_and_install(problem, key);
+  std::vector<ChoiceReport> reusable;
+  if (std::optional<TuneReport> stored = impl_->install_from_store(problem, key, reusable)) return std::move(*stored);
+  return impl_->tune_and_install(problem, key, reusable);
 }
 
 Result<std::unique_ptr<GemmKernel>> Session::kernel(const Problem& problem, std::string_view backend_name,

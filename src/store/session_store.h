@@ -20,6 +20,14 @@ struct StoredPick {
   TuneReport report;  // rebuilt from the stored timings, store_hit set
 };
 
+struct StoreLookup {
+  // The stored pick, when the entry is intact, still valid and covers every choice of today.
+  std::optional<StoredPick> hit;
+  // Otherwise, the stored choices that are still good (their backend at the version that
+  // measured them): a re-tuning need only run the others (incremental_tune.h).
+  std::vector<ChoiceReport> reusable;
+};
+
 class SessionStore {
  public:
   // Null when the options turn the store off or it cannot be opened (then with a warning: a
@@ -27,12 +35,13 @@ class SessionStore {
   static std::unique_ptr<SessionStore> open(const StoreOptions& options);
   SessionStore(std::unique_ptr<TuningStore> store, StoreMode mode) : store_(std::move(store)), mode_(mode) {}
 
-  // The stored pick when an intact entry exists for this device and problem, its backend is
-  // among `backends` (and wanted by `options`) at the version that measured it, and it can
-  // still implement the config. A damaged or unusable entry is reported once and treated as
-  // a miss, so that the caller re-tunes and overwrites it.
-  std::optional<StoredPick> lookup(const Problem& problem, const std::string& device, const BackendList& backends,
-                                   const TuneOptions& options);
+  // A hit when an intact entry exists for this device and problem, its pick's backend is
+  // among `backends` (and wanted by `options`) at the version that measured it and can still
+  // implement the config, and the entry holds a time for every config the wanted backends
+  // offer today. A damaged or unusable entry is reported once and treated as a miss with
+  // nothing reusable, so that the caller re-tunes all and overwrites it.
+  StoreLookup lookup(const Problem& problem, const std::string& device, const BackendList& backends,
+                     const TuneOptions& options);
   // Writes the result (read-write mode only); a failure is a warning.
   void save(const TuneReport& report, const BackendList& backends);
 

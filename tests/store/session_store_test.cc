@@ -223,3 +223,74 @@ TEST(SessionStore, EntryOfAnOlderBackendVersionIsRetunedSilently) {
 
 }  // namespace
 }  // namespace gemmtune
+
+namespace gemmtune {
+namespace {
+
+// Choices of `report` whose time is exactly the one stored for them in `before`: carried over
+// from the store, not measured again (a fresh median never repeats a double to the last bit).
+int carried_count(const TuneReport& report, const TuneReport& before) {
+  int carried = 0;
+  for (const ChoiceReport& c : report.choices) {
+    for (const ChoiceReport& b : before.choices) {
+      if (c.status == ChoiceStatus::ok && b.backend == c.backend && b.config == c.config && b.time_us == c.time_us) {
+        ++carried;
+      }
+    }
+  }
+  return carried;
+}
+
+int ok_count(const TuneReport& report, const std::string& backend) {
+  int n = 0;
+  for (const ChoiceReport& c : report.choices) n += c.status == ChoiceStatus::ok && c.backend == backend;
+  return n;
+}
+
+TuneReport tune_with_backends(const std::string& path, std::vector<std::string> backends) {
+  SessionOptions options = options_with_store(path);
+  options.tuning.backends = std::move(backends);
+  options.tuning.prune_factor = 0;  // every ok choice gets a time, so carried ones are countable
+  auto session = Session::create(options);
+  EXPECT_TRUE(session.is_ok());
+  auto report = (*session)->tune_or_load(tiny());
+  EXPECT_TRUE(report.is_ok()) << report.status().to_string();
+  return report.is_ok() ? *report : TuneReport{};
+}
+
+TEST(IncrementalTune, NewChoicesAreTimedAndStoredOnesCarriedOver) {
+  TempDir dir;
+  const std::string path = dir.file("t.sqlite");
+  const TuneReport cpu_only = tune_with_backends(path, {"cpu"});
+  const int cpu_ok = ok_count(cpu_only, "cpu");
+  ASSERT_GE(cpu_ok, 2) << "the test needs several cpu configs";
+
+  // The reference backend is new to this entry: only it and the fastest stored cpu choice run.
+  const TuneReport widened = tune_with_backends(path, {"cpu", "reference"});
+  EXPECT_FALSE(widened.store_hit);
+  EXPECT_EQ(ok_count(widened, "cpu"), cpu_ok) << "every stored cpu choice is still listed";
+  EXPECT_GE(ok_count(widened, "reference"), 1);
+  EXPECT_EQ(carried_count(widened, cpu_only), cpu_ok - 1) << "all but the re-timed anchor carried over";
+
+  // Now the entry covers both: a plain hit.
+  EXPECT_TRUE(tune_with_backends(path, {"cpu", "reference"}).store_hit);
+}
+
+TEST(IncrementalTune, NewVersionOfOneBackendRetimesOnlyItsChoices) {
+  TempDir dir;
+  const std::string path = dir.file("t.sqlite");
+  const TuneReport first = tune_with_backends(path, {"cpu", "reference"});
+  edit_raw(path, tiny(), [](const std::string& text) {
+    StoreEntry entry = parse_entry(text).value();
+    entry.backend_versions["reference"] = "an older version";
+    return serialize_entry(entry);
+  });
+  const TuneReport second = tune_with_backends(path, {"cpu", "reference"});
+  EXPECT_FALSE(second.store_hit);
+  // The stored choices still valid are all cpu's; the fastest of them is the re-timed anchor.
+  EXPECT_EQ(carried_count(second, first), ok_count(first, "cpu") - 1) << "cpu times carried, reference re-timed";
+  EXPECT_TRUE(tune_with_backends(path, {"cpu", "reference"}).store_hit);
+}
+
+}  // namespace
+}  // namespace gemmtune
