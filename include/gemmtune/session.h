@@ -11,6 +11,7 @@
 #include "gemmtune/device.h"
 #include "gemmtune/problem.h"
 #include "gemmtune/status.h"
+#include "gemmtune/store_options.h"
 #include "gemmtune/timing.h"
 #include "gemmtune/tune_report.h"
 
@@ -41,6 +42,8 @@ struct TuneOptions {
 struct SessionOptions {
   std::string device = "cpu";
   TuneOptions tuning;
+  // Defaults from GEMMTUNE_CACHE, GEMMTUNE_CACHE_MODE and GEMMTUNE_REDIS_URL.
+  StoreOptions store = StoreOptions::from_env();
 };
 
 // A prepared kernel of one backend and config for one problem; what `gemmtune bench` uses to
@@ -78,9 +81,13 @@ class Session {
   // installs the kernel, without running it.
   Status prepare(const Problem& problem);
 
-  // Tunes the problem now, even if it was tuned before, installs the pick for gemm() and
-  // returns the full report.
+  // Tunes the problem now, even if it was tuned before or stored, installs the pick for gemm(),
+  // writes it to the store and returns the full report.
   Result<TuneReport> tune(const Problem& problem);
+
+  // Like gemm()'s first call: the stored pick when the store holds a valid one (the report is
+  // rebuilt from the stored timings, store_hit set), else a tuning written to the store.
+  Result<TuneReport> tune_or_load(const Problem& problem);
 
   // One backend's kernel for the problem; with a default-constructed config, the first config
   // of that backend's default list.

@@ -1,9 +1,12 @@
 #include "gemmtune/session.h"
 
 #include <mutex>
+#include <optional>
 #include <shared_mutex>
 #include <unordered_map>
 
+#include "../store/incremental_tune.h"
+#include "../store/session_store.h"
 #include "autotuner.h"
 #include "backend.h"
 #include "harness.h"
@@ -77,6 +80,8 @@ struct Session::Impl {
   std::vector<std::shared_ptr<Kernel>> owned;
   // One tuning at a time: concurrent benchmarks would disturb each other's timings.
   std::mutex tune_mutex;
+  // Null when the store is off.
+  std::unique_ptr<SessionStore> store;
 
   Kernel* find(const DispatchKey& key) const {
     const std::atomic<Kernel*>* slot = table.find(key);
@@ -93,8 +98,11 @@ struct Session::Impl {
     return raw;
   }
 
-  Result<TuneReport> tune_and_install(const Problem& problem, const DispatchKey& key) {
-    TuneOutcome outcome = autotune(problem, device, backends, options.tuning);
+  // `reusable`: stored choices still valid; only the others are run.
+  Result<TuneReport> tune_and_install(const Problem& problem, const DispatchKey& key,
+                                      const std::vector<ChoiceReport>& reusable = {}) {
+    TuneOutcome outcome = reusable.empty() ? autotune(problem, device, backends, options.tuning)
+                                           : tune_incrementally(problem, device, backends, options.tuning, reusable);
     if (!outcome.kernel) {
       std::string reasons;
       for (const ChoiceReport& c : outcome.report.choices) {
@@ -108,7 +116,28 @@ struct Session::Impl {
       if (backend->name() == best.backend) pick.backend = backend.get();
     }
     install(key, std::move(outcome.kernel), pick);
+    if (store) store->save(outcome.report, backends);
     return std::move(outcome.report);
+  }
+
+  // The stored pick, prepared and installed; nullopt when the store has none that is usable,
+  // and then `reusable` holds the stored choices a tuning need not run again.
+  std::optional<TuneReport> install_from_store(const Problem& problem, const DispatchKey& key,
+                                               std::vector<ChoiceReport>& reusable) {
+    if (!store) return std::nullopt;
+    StoreLookup found = store->lookup(problem, device.fingerprint(), backends, options.tuning);
+    reusable = std::move(found.reusable);
+    std::optional<StoredPick>& stored = found.hit;
+    if (!stored) return std::nullopt;
+    auto kernel = stored->backend->prepare(problem, stored->config);
+    if (!kernel.is_ok()) {
+      warn_once("the stored pick for " + problem.describe() + " (" + std::string(stored->backend->name()) + " " +
+                stored->config.to_string() + ") failed to prepare: " + kernel.status().message() + "; re-tuning");
+      return std::nullopt;
+    }
+    const ChoiceReport& best = *stored->report.best_choice();
+    install(key, std::shared_ptr<Kernel>(std::move(kernel).value()), Pick{stored->backend, stored->config, best.time_us});
+    return std::move(stored->report);
   }
 
   // The kernel for a problem: known, or prepared from a known pick, or tuned.
@@ -124,7 +153,9 @@ struct Session::Impl {
       auto kernel = pick.backend->prepare(problem, pick.config);
       if (kernel.is_ok()) return install(key, std::shared_ptr<Kernel>(std::move(kernel).value()), pick);
     }
-    auto report = tune_and_install(problem, key);
+    std::vector<ChoiceReport> reusable;
+    if (install_from_store(problem, key, reusable)) return find(key);
+    auto report = tune_and_install(problem, key, reusable);
     if (!report.is_ok()) return report.status();
     return find(key);
   }
@@ -144,6 +175,7 @@ Result<std::unique_ptr<Session>> Session::create(SessionOptions options) {
     for (const auto& backend : impl->backends) known = known || backend->name() == name;
     if (!known) return not_found("backend '" + name + "' is not available on " + device.name);
   }
+  impl->store = SessionStore::open(options.store);
   impl->options = std::move(options);
   impl->device = std::move(device);
   return std::unique_ptr<Session>(new Session(std::move(impl)));
@@ -228,6 +260,14 @@ std::vector<Result<TimingStats>> Session::time_with_peers(const Problem& problem
 Result<TuneReport> Session::tune(const Problem& problem) {
   std::lock_guard guard(impl_->tune_mutex);
   return impl_->tune_and_install(problem, {ProblemKey::of(problem), problem.alpha(), problem.beta()});
+}
+
+Result<TuneReport> Session::tune_or_load(const Problem& problem) {
+  std::lock_guard guard(impl_->tune_mutex);
+  const DispatchKey key{ProblemKey::of(problem), problem.alpha(), problem.beta()};
+  std::vector<ChoiceReport> reusable;
+  if (std::optional<TuneReport> stored = impl_->install_from_store(problem, key, reusable)) return std::move(*stored);
+  return impl_->tune_and_install(problem, key, reusable);
 }
 
 Result<std::unique_ptr<GemmKernel>> Session::kernel(const Problem& problem, std::string_view backend_name,

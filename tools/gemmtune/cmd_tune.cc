@@ -21,6 +21,7 @@ std::vector<OptionSpec> tune_specs() {
       {"alpha", true, "--alpha X              default 1"},
       {"beta", true, "--beta X               default 0"},
       {"json", false, "--json                 print the report as JSON"},
+      {"retune", false, "--retune               tune even when the store holds a pick (and overwrite it)"},
   };
   for (OptionSpec& spec : session_options()) specs.push_back(spec);
   return specs;
@@ -62,7 +63,8 @@ int run_tune(int argc, char** argv) {
     if (std::string(argv[i]) == "--help") {
       std::cout << usage("tune",
                          "Tunes one GEMM problem: every backend's configs are verified against the reference\n"
-                         "and timed; the fastest correct one is picked.",
+                         "and timed; the fastest correct one is picked and stored. A problem the tuning store\n"
+                         "already holds is answered from it (\"store_hit\": true) unless --retune is given.",
                          specs);
       return kExitOk;
     }
@@ -75,7 +77,7 @@ int run_tune(int argc, char** argv) {
   if (!options.is_ok()) return fail(options.status());
   auto session = Session::create(*options);
   if (!session.is_ok()) return fail(session.status());
-  auto report = (*session)->tune(*problem);
+  auto report = args->flag("retune") ? (*session)->tune(*problem) : (*session)->tune_or_load(*problem);
   if (!report.is_ok()) return fail(report.status());
   if (args->flag("json")) {
     nlohmann::json out = report_json(*report);

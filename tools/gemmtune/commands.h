@@ -8,6 +8,7 @@ int run_tune(int argc, char** argv);
 int run_bench(int argc, char** argv);
 int run_demo(int argc, char** argv);
 int run_hints_table(int argc, char** argv);
+int run_cache(int argc, char** argv);
 
 
 }  // namespace gemmtune::cli

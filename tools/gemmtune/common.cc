@@ -15,7 +15,7 @@ int fail(const Status& status) {
 }
 
 std::vector<OptionSpec> session_options() {
-  return {
+  std::vector<OptionSpec> specs = {
       {"device", true, "--device D             device to run on: cpu (default)"},
       {"search", true, "--search S             config space: default | exhaustive"},
       {"backends", true, "--backends A,B         only these backends (default: all)"},
@@ -23,6 +23,30 @@ std::vector<OptionSpec> session_options() {
       {"min-sample-ms", true, "--min-sample-ms T      each sample runs at least T ms (default 2)"},
       {"verbose", false, "--verbose              print each AUTOTUNE table to stderr"},
   };
+  for (OptionSpec& spec : store_options()) specs.push_back(spec);
+  return specs;
+}
+
+std::vector<OptionSpec> store_options() {
+  return {
+      {"cache", true, "--cache PATH           tuning store file, or off (default: $GEMMTUNE_CACHE, then\n"
+                      "                       $XDG_CACHE_HOME/gemmtune/tuning.sqlite)"},
+      {"cache-mode", true, "--cache-mode M         rw | ro | off (default: $GEMMTUNE_CACHE_MODE, then rw)"},
+      {"redis", true, "--redis URL            shared store redis://host:port/db behind the local one\n"
+                      "                       (default: $GEMMTUNE_REDIS_URL; \"\" for none)"},
+  };
+}
+
+Result<StoreOptions> store_options_from(const Args& args) {
+  StoreOptions options = StoreOptions::from_env();
+  options.path = args.get("cache", options.path);
+  options.redis_url = args.get("redis", options.redis_url);
+  if (args.has("cache-mode")) {
+    auto mode = parse_store_mode(args.get("cache-mode", ""));
+    if (!mode.is_ok()) return invalid_argument("--cache-mode: " + mode.status().message());
+    options.mode = *mode;
+  }
+  return options;
 }
 
 Result<SessionOptions> session_options_from(const Args& args) {
@@ -42,6 +66,7 @@ Result<SessionOptions> session_options_from(const Args& args) {
                             args.get_double("min-sample-ms", options.tuning.timing.min_sample_ms));
   if (options.tuning.timing.min_sample_ms < 0) return invalid_argument("--min-sample-ms must be >= 0");
   options.tuning.print_table = args.flag("verbose");
+  GEMMTUNE_ASSIGN_OR_RETURN(options.store, store_options_from(args));
   return options;
 }
 

@@ -18,9 +18,12 @@ inline constexpr int kExitUsage = 2;
 // Prints "gemmtune: <message>" and returns kExitUsage for invalid arguments, else kExitFailed.
 int fail(const Status& status);
 
-// --device, --search, --backends, --samples, --min-sample-ms, --verbose.
+// --device, --search, --backends, --samples, --min-sample-ms, --verbose, --cache, --cache-mode.
 std::vector<OptionSpec> session_options();
 Result<SessionOptions> session_options_from(const Args& args);
+// --cache, --cache-mode: where the tuning store is; over the GEMMTUNE_CACHE* environment.
+std::vector<OptionSpec> store_options();
+Result<StoreOptions> store_options_from(const Args& args);
 
 nlohmann::json problem_json(const Problem& problem);
 nlohmann::json report_json(const TuneReport& report);

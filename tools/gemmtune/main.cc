@@ -18,6 +18,7 @@ commands:
   bench     gemmtune against each peer library on a shape set, in the same run
   demo      a workload whose shapes change at run time, then the comparison with the peers
   hints-table  the multi-kernel table: kernels tuned per size hint vs the op that routes shapes
+  cache     the tuning store: stats, list, export FILE, import FILE, clear
 
 `gemmtune COMMAND --help` describes each command's options.
 )";
@@ -36,6 +37,7 @@ int main(int argc, char** argv) {
   if (command == "bench") return gemmtune::cli::run_bench(argc, argv);
   if (command == "demo") return gemmtune::cli::run_demo(argc, argv);
   if (command == "hints-table") return gemmtune::cli::run_hints_table(argc, argv);
+  if (command == "cache") return gemmtune::cli::run_cache(argc, argv);
   std::fprintf(stderr, "gemmtune: unknown command '%s' (see gemmtune --help)\n", command.c_str());
   return 2;
 }

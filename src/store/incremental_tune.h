@@ -1,0 +1,19 @@
+// Re-tuning what the store does not cover yet: when a backend gains configs, or one backend's
+// version changes, only the choices without a valid stored time are prepared and timed.
+#pragma once
+
+#include <vector>
+
+#include "../core/autotuner.h"
+
+namespace gemmtune {
+
+// Tunes `problem` running only the choices that `reusable` (stored, still-valid choices) does
+// not hold, plus the fastest stored one, which is timed again beside them: a time from an
+// earlier run is compared with today's only through a choice measured in both. The report
+// lists every choice, stored and fresh, in the fixed order; the pick is made over all of them
+// by pick_best, and the kernel returned is the pick's.
+TuneOutcome tune_incrementally(const Problem& problem, const DeviceInfo& device, const BackendList& backends,
+                               const TuneOptions& options, const std::vector<ChoiceReport>& reusable);
+
+}  // namespace gemmtune

@@ -1,0 +1,112 @@
+#include "session_store.h"
+
+#include <chrono>
+
+#include "store_entry.h"
+
+namespace gemmtune {
+
+std::unique_ptr<SessionStore> SessionStore::open(const StoreOptions& options) {
+  if (options.mode == StoreMode::off) return nullptr;
+  auto store = open_store(options);
+  if (!store.is_ok()) {
+    warn_once("tuning store unavailable (" + store.status().message() + "); results will not persist");
+    return nullptr;
+  }
+  if (*store == nullptr) return nullptr;
+  return std::make_unique<SessionStore>(std::move(store).value(), options.mode);
+}
+
+namespace {
+
+bool wanted(const TuneOptions& options, std::string_view backend) {
+  bool yes = options.backends.empty();
+  for (const std::string& name : options.backends) yes = yes || name == backend;
+  return yes;
+}
+
+const Backend* find_backend(const BackendList& backends, std::string_view name) {
+  for (const auto& backend : backends) {
+    if (backend->name() == name) return backend.get();
+  }
+  return nullptr;
+}
+
+bool holds(const std::vector<ChoiceReport>& choices, std::string_view backend, const KernelConfig& config) {
+  for (const ChoiceReport& c : choices) {
+    if (c.backend == backend && c.config == config) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+StoreLookup SessionStore::lookup(const Problem& problem, const std::string& device, const BackendList& backends,
+                                 const TuneOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  const std::string problem_key = ProblemKey::of(problem).to_string();
+  const std::string key = store_key(device, problem_key);
+  auto ignore = [&](const std::string& why) {
+    warn_once("ignoring the stored entry for " + problem.describe() + " in " + store_->describe() + ": " + why +
+              "; re-tuning");
+    return StoreLookup{};
+  };
+
+  auto text = store_->get(key);
+  if (!text.is_ok()) {
+    if (text.status().code() != ErrorCode::not_found) {
+      warn_once("tuning store " + store_->describe() + ": " + text.status().message());
+    }
+    return {};
+  }
+  auto entry = parse_entry(*text);
+  if (!entry.is_ok()) return ignore(entry.status().message());
+  if (entry->device != device || entry->problem != problem_key) return ignore("it was filed under another key");
+  auto report = report_from_entry(*entry);
+  if (!report.is_ok()) return ignore(report.status().message());
+  const Backend* pick_backend = find_backend(backends, entry->pick_backend);
+  if (pick_backend == nullptr) return ignore("it names unknown backend '" + entry->pick_backend + "'");
+  const KernelConfig pick_config = report->best_choice()->config;
+  if (Status can = pick_backend->can_implement(problem, pick_config); !can.is_ok()) {
+    return ignore(entry->pick_backend + " can no longer implement " + entry->pick_config + ": " + can.message());
+  }
+
+  // A new version of a backend may be faster or slower: its stored times are stale, not bad.
+  auto current = [&](std::string_view name) {
+    const Backend* backend = find_backend(backends, name);
+    auto version = entry->backend_versions.find(std::string(name));
+    return backend != nullptr && wanted(options, name) && version != entry->backend_versions.end() &&
+           version->second == backend->version();
+  };
+  StoreLookup out;
+  for (const ChoiceReport& c : report->choices) {
+    if (current(c.backend)) out.reusable.push_back(c);
+  }
+  bool covered = current(entry->pick_backend);
+  for (const auto& backend : backends) {
+    if (!covered || !wanted(options, backend->name())) continue;
+    for (const KernelConfig& config : backend->configs(problem, options.search)) {
+      covered = covered && holds(out.reusable, backend->name(), config);
+    }
+  }
+  if (!covered) return out;
+
+  StoredPick pick{pick_backend, pick_config, std::move(report).value()};
+  pick.report.key = ProblemKey::of(problem);
+  pick.report.problem = problem.describe();
+  pick.report.tuning_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  out.hit = std::move(pick);
+  out.reusable.clear();
+  return out;
+}
+
+void SessionStore::save(const TuneReport& report, const BackendList& backends) {
+  if (mode_ != StoreMode::read_write || report.best_choice() == nullptr) return;
+  std::map<std::string, std::string> versions;
+  for (const auto& backend : backends) versions[std::string(backend->name())] = backend->version();
+  const StoreEntry entry = entry_from_report(report, std::move(versions));
+  Status written = store_->put(store_key(entry.device, entry.problem), serialize_entry(entry));
+  if (!written.is_ok()) warn_once("cannot write to tuning store " + store_->describe() + ": " + written.message());
+}
+
+}  // namespace gemmtune
