@@ -103,7 +103,9 @@ RC_GTEST_PROP(StoreTransfer, ExportThenImportIntoAnEmptyStoreYieldsTheSameEntrie
     entry.backend_versions = {{*text(), *text()}};
     const int choices = *rc::gen::inRange(0, 4);
     entry.choices.clear();
-    for (int c = 0; c < choices; ++c) entry.choices.push_back({*text(), *text(), *text(), double(*rc::gen::inRange(-1, 1000))});
+    for (int c = 0; c < choices; ++c) {
+      entry.choices.push_back({*text(), *text(), *text(), double(*rc::gen::inRange(-1, 1000)), *text()});
+    }
     entry.created_unix = *rc::gen::inRange(0, 2000000000);
     RC_ASSERT(put_entry(*source, entry).is_ok());
   }
