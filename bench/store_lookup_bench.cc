@@ -25,7 +25,7 @@ StoreEntry typical_entry() {
   entry.pick_backend = "cpu";
   entry.pick_config = "bm=64 bn=64 bk=64 mm=6 mn=16 thr=1 isa=avx2";
   entry.pick_time_us = 4.25;
-  for (int i = 0; i < 20; ++i) entry.choices.push_back({"cpu", "bm=64 bn=64 bk=64 mm=6 mn=16 thr=1 isa=avx2", "ok", 4.25 + i});
+  for (int i = 0; i < 20; ++i) entry.choices.push_back({"cpu", "bm=64 bn=64 bk=64 mm=6 mn=16 thr=1 isa=avx2", "ok", 4.25 + i, ""});
   entry.created_unix = 1700000000;
   return entry;
 }
