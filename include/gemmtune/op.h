@@ -76,6 +76,8 @@ class GemmOp {
   Result<int> route(std::int64_t m, std::int64_t n, std::int64_t k);
 
   const std::vector<SubKernel>& sub_kernels() const;
+  // How many shapes this op routed from the tuning store instead of deciding them itself.
+  std::int64_t routes_from_store() const;
   const Route& policy() const;
   // The family's problem at concrete dims.
   Result<Problem> problem_at(std::int64_t m, std::int64_t n, std::int64_t k) const;

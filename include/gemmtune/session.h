@@ -17,6 +17,11 @@
 
 namespace gemmtune {
 
+class SessionStore;
+class Session;
+// The session's tuning store, or null when it has none; for gemmtune's own multi-kernel ops.
+SessionStore* session_store(Session& session);
+
 // Which configs of each backend are candidates (Inductor's max_autotune_gemm_search_space).
 enum class SearchSpace { default_space, exhaustive };
 Result<SearchSpace> parse_search_space(std::string_view name);
@@ -117,6 +122,7 @@ class Session {
  private:
   struct Impl;
   explicit Session(std::unique_ptr<Impl> impl);
+  friend SessionStore* session_store(Session& session);
   std::unique_ptr<Impl> impl_;
 };
 

@@ -2,8 +2,10 @@
 
 #include <cmath>
 #include <mutex>
+#include <optional>
 
 #include "autotuner.h"
+#include "../store/session_store.h"
 #include "lock_free_map.h"
 
 namespace gemmtune {
@@ -152,13 +154,68 @@ struct GemmOp::Impl {
     return routed;
   }
 
+  // The family's identity in route keys: dtypes, layouts, beta class and static dims.
+  std::string family_key() const {
+    std::string key = std::string(dtype_name(family.a_type)) + "." + std::string(dtype_name(family.c_type)) + ":" +
+                      (family.a_layout == Layout::row_major ? "n" : "t") +
+                      (family.b_layout == Layout::row_major ? "n" : "t") + ":";
+    for (std::int64_t dim : {family.m, family.n, family.k}) key += (dim == kDynamic ? "?" : std::to_string(dim)) + "x";
+    key.back() = ':';
+    return key + (family.beta == 0 ? "b0" : "b1");
+  }
+
+  std::string hints_text() const {
+    std::string text;
+    for (std::int64_t hint : options.hints) text += (text.empty() ? "" : ",") + std::to_string(hint);
+    return text;
+  }
+
+  // Routes worth remembering across processes: those that cost timing or a search. Fixed
+  // routes need no memory; autotuned shapes are in the store as tunings already.
+  bool persists() const {
+    return options.persist_routes &&
+           (options.route.policy == RoutePolicy::benchmark || options.route.policy == RoutePolicy::distance);
+  }
+
+  // A stored route whose sub-kernel is still one of this op's.
+  std::optional<Routed> stored_route(SessionStore& store, const std::string& key, const Problem& problem) {
+    std::optional<RouteRecord> record = store.load_route(key);
+    if (!record) return std::nullopt;
+    for (std::size_t s = 0; s < subs.size(); ++s) {
+      if (subs[s].backend != record->backend || subs[s].config != record->config) continue;
+      auto kernel = session.kernel(problem, subs[s].backend, subs[s].config);
+      if (!kernel.is_ok()) return std::nullopt;
+      Routed routed;
+      routed.sub = int(s);
+      routed.kernel = std::move(kernel).value();
+      return routed;
+    }
+    return std::nullopt;  // the op's hints picked other kernels since: route again
+  }
+
   Result<Routed*> resolve(std::int64_t m, std::int64_t n, std::int64_t k) {
     std::lock_guard lock(route_mutex);
     if (Routed* known = table.find({m, n, k})) return known;
     GEMMTUNE_ASSIGN_OR_RETURN(Problem problem, problem_at(m, n, k));
+    SessionStore* store = persists() ? session_store(session) : nullptr;
+    const std::string key = store ? route_key(session.device().fingerprint(), family_key(), hints_text(),
+                                              options.route.to_string(), m, n, k)
+                                  : std::string();
+    if (store) {
+      if (std::optional<Routed> routed = stored_route(*store, key, problem)) {
+        ++stored_routes_used;
+        return table.insert({m, n, k}, std::make_unique<Routed>(std::move(*routed)));
+      }
+    }
     GEMMTUNE_ASSIGN_OR_RETURN(Routed routed, decide(problem));
+    if (store && routed.sub >= 0) {
+      store->save_route(key, {subs[std::size_t(routed.sub)].backend, subs[std::size_t(routed.sub)].config});
+    }
     return table.insert({m, n, k}, std::make_unique<Routed>(std::move(routed)));
   }
+
+  // Shapes routed from the store rather than decided here (for tests and reports).
+  std::int64_t stored_routes_used = 0;
 };
 
 GemmOp::GemmOp(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -221,6 +278,7 @@ Result<int> GemmOp::route(std::int64_t m, std::int64_t n, std::int64_t k) {
 }
 
 const std::vector<SubKernel>& GemmOp::sub_kernels() const { return impl_->subs; }
+std::int64_t GemmOp::routes_from_store() const { return impl_->stored_routes_used; }
 const Route& GemmOp::policy() const { return impl_->options.route; }
 Result<Problem> GemmOp::problem_at(std::int64_t m, std::int64_t n, std::int64_t k) const {
   return impl_->problem_at(m, n, k);

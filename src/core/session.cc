@@ -313,6 +313,8 @@ std::vector<std::string> Session::backend_names() const {
 }
 
 const DeviceInfo& Session::device() const { return impl_->device; }
+
+SessionStore* session_store(Session& session) { return session.impl_->store.get(); }
 const SessionOptions& Session::options() const { return impl_->options; }
 
 }  // namespace gemmtune

@@ -109,4 +109,21 @@ void SessionStore::save(const TuneReport& report, const BackendList& backends) {
   if (!written.is_ok()) warn_once("cannot write to tuning store " + store_->describe() + ": " + written.message());
 }
 
+std::optional<RouteRecord> SessionStore::load_route(const std::string& key) {
+  auto text = store_->get(key);
+  if (!text.is_ok()) return std::nullopt;
+  auto route = parse_route(key, *text);
+  if (!route.is_ok()) {
+    warn_once(route.status().message() + " (" + key + "); routing the shape again");
+    return std::nullopt;
+  }
+  return *route;
+}
+
+void SessionStore::save_route(const std::string& key, const RouteRecord& route) {
+  if (mode_ != StoreMode::read_write) return;
+  Status written = store_->put(key, serialize_route(key, route));
+  if (!written.is_ok()) warn_once("cannot write to tuning store " + store_->describe() + ": " + written.message());
+}
+
 }  // namespace gemmtune

@@ -10,6 +10,7 @@
 #include "../core/backend.h"
 #include "gemmtune/store_options.h"
 #include "gemmtune/tune_report.h"
+#include "route_record.h"
 #include "tuning_store.h"
 
 namespace gemmtune {
@@ -44,6 +45,12 @@ class SessionStore {
                      const TuneOptions& options);
   // Writes the result (read-write mode only); a failure is a warning.
   void save(const TuneReport& report, const BackendList& backends);
+
+  // A multi-kernel op's stored route for `key` (route_record.h); nullopt when there is none or
+  // it is damaged (reported once).
+  std::optional<RouteRecord> load_route(const std::string& key);
+  // Writes a route (read-write mode only); a failure is a warning.
+  void save_route(const std::string& key, const RouteRecord& route);
 
  private:
   std::unique_ptr<TuningStore> store_;

@@ -23,8 +23,7 @@ std::string fnv1a_hex(std::string_view text) {
   return out;
 }
 
-// nlohmann's objects keep their keys sorted, so the dump is canonical.
-std::string checksum_of(const json& body) { return fnv1a_hex(body.dump()); }
+std::string checksum_of(const json& body) { return json_checksum(body); }
 
 Status bad(const std::string& why) { return Status(ErrorCode::corrupt_data, "stored entry " + why); }
 
@@ -86,6 +85,9 @@ Result<ChoiceStatus> parse_choice_status(std::string_view name) {
 }
 
 }  // namespace
+
+// nlohmann's objects keep their keys sorted, so the dump is canonical.
+std::string json_checksum(const nlohmann::json& body) { return fnv1a_hex(body.dump()); }
 
 std::string store_key(std::string_view device, std::string_view problem) {
   return "v" + std::to_string(kStoreSchemaVersion) + "/" + std::string(device) + "/" + std::string(problem);

@@ -48,6 +48,9 @@ struct StoreEntry {
 // leaving an orphan beside it.
 std::string store_key(std::string_view device, std::string_view problem);
 
+// FNV-1a of the canonical dump of a JSON body (with any "checksum" field blanked by the caller).
+std::string json_checksum(const nlohmann::json& body);
+
 nlohmann::json entry_to_json(const StoreEntry& entry);  // checksum included
 // Checks schema, every field's type and the checksum; corrupt_data with the reason otherwise.
 // Takes the document by value: the checksum is checked on it in place.

@@ -1,11 +1,15 @@
 #include "store_transfer.h"
 
+#include "route_record.h"
+
 namespace gemmtune {
 
 Result<std::vector<ListedRecord>> list_entries(TuningStore& store) {
   GEMMTUNE_ASSIGN_OR_RETURN(std::vector<StoreRecord> records, store.list());
   std::vector<ListedRecord> listed;
   for (const StoreRecord& record : records) {
+    // Routes of multi-kernel ops are not tuning entries; they are re-derived on a new machine.
+    if (is_route_key(record.key)) continue;
     auto entry = parse_entry(record.value);
     // A record whose content belongs under another key was moved or edited: as bad as a
     // failed checksum, since a lookup would never find it where it claims to be.

@@ -1,0 +1,33 @@
+// Routes of multi-kernel ops in the tuning store: which sub-kernel serves a runtime shape, so a
+// new process routes known shapes without timing them again. Records sit beside the tuning
+// entries under their own key prefix; their value names the sub-kernel by backend and config
+// (indices can change when hints are re-tuned) and repeats its key under a checksum, so a
+// damaged or moved record is ignored, re-routed and overwritten.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "gemmtune/config.h"
+#include "gemmtune/status.h"
+
+namespace gemmtune {
+
+inline constexpr std::string_view kRouteKeyPrefix = "route/";
+
+// "route/v1/<device>/<family>/<hints>/<policy>/<m>x<n>x<k>".
+std::string route_key(std::string_view device, std::string_view family, std::string_view hints,
+                      std::string_view policy, std::int64_t m, std::int64_t n, std::int64_t k);
+bool is_route_key(std::string_view key);
+
+struct RouteRecord {
+  std::string backend;
+  KernelConfig config;
+};
+
+std::string serialize_route(const std::string& key, const RouteRecord& route);
+// corrupt_data when the text is not a route record, fails its checksum, or was filed under
+// another key.
+Result<RouteRecord> parse_route(const std::string& key, std::string_view text);
+
+}  // namespace gemmtune
