@@ -1,0 +1,36 @@
+// A synthetic H100 (SXM) as the CUDA backends see it, for tests that need no GPU.
+#pragma once
+
+#include <cstdlib>
+#include <string>
+
+#include "gemmtune/device.h"
+
+namespace gemmtune::cuda::testing {
+
+inline CudaInfo h100() {
+  CudaInfo d;
+  d.name = "NVIDIA H100 80GB HBM3 (synthetic)";
+  d.cc_major = 9;
+  d.cc_minor = 0;
+  d.sm_count = 132;
+  d.l2_bytes = 50 << 20;
+  d.shared_memory_per_block_optin = 232448;  // 227 KiB
+  d.shared_memory_per_sm = 233472;
+  d.registers_per_block = 65536;
+  d.registers_per_sm = 65536;
+  d.max_threads_per_block = 1024;
+  d.nvrtc_major = 13;
+  return d;
+}
+
+// Points the cubin cache at a fresh directory for this test process.
+inline std::string use_fresh_cubin_cache() {
+  char pattern[] = "/tmp/gemmtune_cubins_XXXXXX";
+  const char* dir = mkdtemp(pattern);
+  std::string path = dir != nullptr ? dir : "/tmp/gemmtune_cubins_fallback";
+  setenv("GEMMTUNE_CUBIN_CACHE", path.c_str(), 1);
+  return path;
+}
+
+}  // namespace gemmtune::cuda::testing

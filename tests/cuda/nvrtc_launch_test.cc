@@ -1,0 +1,112 @@
+// Runs the cuda backend's kernels on a GPU and checks them against the host reference.
+// Skipped on machines without a CUDA device.
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include "backends/cuda/cuda_backends.h"
+#include "backends/cuda/nvrtc_backend.h"
+#include "core/test_buffers.h"
+#include "core/verify.h"
+#include "cuda/h100.h"
+
+namespace gemmtune::cuda {
+namespace {
+
+#define SKIP_WITHOUT_GPU()                                          \
+  do {                                                              \
+    int count = 0;                                                  \
+    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {  \
+      cudaGetLastError();                                           \
+      GTEST_SKIP() << "no CUDA device";                             \
+    }                                                               \
+  } while (0)
+
+struct DeviceBuffer {
+  void* ptr = nullptr;
+  explicit DeviceBuffer(std::size_t bytes) { cudaMalloc(&ptr, bytes == 0 ? 1 : bytes); }
+  ~DeviceBuffer() { cudaFree(ptr); }
+};
+
+// Prepares each of the first `max_configs` configs (all when 0), runs it, checks C.
+void run_and_verify(const Problem& p, std::size_t max_configs = 0) {
+  testing::use_fresh_cubin_cache();
+  auto device = detect_device(0, host_cpu());
+  ASSERT_TRUE(device.is_ok()) << device.status().message();
+  auto backend = make_nvrtc_backend(device->cuda);
+  auto configs = backend->configs(p, SearchSpace::default_space);
+  ASSERT_FALSE(configs.empty()) << p.describe();
+  if (max_configs != 0 && configs.size() > max_configs) configs.resize(max_configs);
+
+  TestBuffers host(p, 42);
+  const ReferenceSample reference = compute_reference_sample(p, host);
+  const std::size_t a_bytes = std::size_t(p.a_elements()) * dtype_size(p.a_type());
+  const std::size_t b_bytes = std::size_t(p.b_elements()) * dtype_size(p.b_type());
+  const std::size_t c_bytes = std::size_t(p.c_elements()) * dtype_size(p.c_type());
+  DeviceBuffer a(a_bytes), b(b_bytes), c(c_bytes);
+  ASSERT_EQ(cudaMemcpy(a.ptr, host.a(), a_bytes, cudaMemcpyHostToDevice), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(b.ptr, host.b(), b_bytes, cudaMemcpyHostToDevice), cudaSuccess);
+  for (const KernelConfig& config : configs) {
+    SCOPED_TRACE(config.to_string() + " on " + p.describe());
+    auto kernel = backend->prepare(p, config);
+    ASSERT_TRUE(kernel.is_ok()) << kernel.status().message();
+    host.reset_c();
+    ASSERT_EQ(cudaMemcpy(c.ptr, host.c(), c_bytes, cudaMemcpyHostToDevice), cudaSuccess);
+    GemmArgs args{a.ptr, b.ptr, c.ptr, nullptr};
+    ASSERT_TRUE((*kernel)->run(args).is_ok());
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(host.c(), c.ptr, c_bytes, cudaMemcpyDeviceToHost), cudaSuccess);
+    const VerifyOutcome outcome = check_output(p, host, reference);
+    EXPECT_TRUE(outcome.ok) << outcome.reason << " (error " << outcome.error << ")";
+    EXPECT_EQ(host.check_guards(), "");
+  }
+}
+
+Problem make(std::int64_t m, std::int64_t n, std::int64_t k, DType type, const char* layout, DType out, double beta,
+             std::int64_t ldc = 0) {
+  ProblemSpec spec = Problem::create(m, n, k, type, layout)->spec();
+  spec.c_type = out;
+  spec.beta = beta;
+  spec.alpha = type == DType::s8 ? 1.0 : 0.75;
+  spec.allow_tf32 = type == DType::f32;
+  if (ldc != 0) spec.ldc = ldc;
+  return *Problem::create(spec);
+}
+
+TEST(NvrtcLaunch, F16MatchesTheReferenceForEveryDefaultConfig) {
+  SKIP_WITHOUT_GPU();
+  run_and_verify(make(257, 129, 77, DType::f16, "nn", DType::f16, 0.0));
+}
+
+TEST(NvrtcLaunch, F16InEveryLayoutWithBetaAndPaddedC) {
+  SKIP_WITHOUT_GPU();
+  for (const char* layout : {"nn", "nt", "tn", "tt"}) run_and_verify(make(100, 70, 45, DType::f16, layout, DType::f32, 0.5, 80), 3);
+}
+
+TEST(NvrtcLaunch, Bf16MatchesTheReference) {
+  SKIP_WITHOUT_GPU();
+  run_and_verify(make(300, 200, 130, DType::bf16, "tn", DType::bf16, 1.0), 4);
+}
+
+TEST(NvrtcLaunch, Tf32MatchesTheReference) {
+  SKIP_WITHOUT_GPU();
+  run_and_verify(make(129, 257, 99, DType::f32, "nt", DType::f32, 0.0), 4);
+}
+
+TEST(NvrtcLaunch, Int8MatchesTheReferenceExactly) {
+  SKIP_WITHOUT_GPU();
+  run_and_verify(make(130, 90, 200, DType::s8, "tt", DType::s32, 1.0), 4);
+}
+
+TEST(NvrtcLaunch, SplitKOfASkinnyShapeMatchesTheReference) {
+  SKIP_WITHOUT_GPU();
+  run_and_verify(make(17, 300, 4099, DType::f16, "nn", DType::f16, 0.0));
+  run_and_verify(make(9, 64, 2100, DType::s8, "nt", DType::s32, 0.0));
+}
+
+TEST(NvrtcLaunch, ZeroSizedProblemsRunAndKZeroScalesC) {
+  SKIP_WITHOUT_GPU();
+  run_and_verify(make(33, 40, 0, DType::f16, "nn", DType::f32, 0.5), 2);
+}
+
+}  // namespace
+}  // namespace gemmtune::cuda
