@@ -2,7 +2,10 @@
 #pragma once
 
 #include <cstdlib>
+#include <filesystem>
+#include <mutex>
 #include <string>
+#include <vector>
 
 #include "gemmtune/device.h"
 
@@ -24,12 +27,25 @@ inline CudaInfo h100() {
   return d;
 }
 
+// Directories made by use_fresh_cubin_cache, removed when the test process exits.
+struct TempDirs {
+  std::mutex mutex;
+  std::vector<std::string> paths;
+  ~TempDirs() {
+    std::error_code ignored;
+    for (const std::string& path : paths) std::filesystem::remove_all(path, ignored);
+  }
+};
+
 // Points the cubin cache at a fresh directory for this test process.
 inline std::string use_fresh_cubin_cache() {
+  static TempDirs made;
   char pattern[] = "/tmp/gemmtune_cubins_XXXXXX";
   const char* dir = mkdtemp(pattern);
   std::string path = dir != nullptr ? dir : "/tmp/gemmtune_cubins_fallback";
   setenv("GEMMTUNE_CUBIN_CACHE", path.c_str(), 1);
+  std::lock_guard<std::mutex> lock(made.mutex);
+  made.paths.push_back(path);
   return path;
 }
 

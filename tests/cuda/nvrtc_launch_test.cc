@@ -27,6 +27,17 @@ struct DeviceBuffer {
   ~DeviceBuffer() { cudaFree(ptr); }
 };
 
+Problem make(std::int64_t m, std::int64_t n, std::int64_t k, DType type, const char* layout, DType out, double beta,
+             std::int64_t ldc = 0) {
+  ProblemSpec spec = Problem::create(m, n, k, type, layout)->spec();
+  spec.c_type = out;
+  spec.beta = beta;
+  spec.alpha = type == DType::s8 ? 1.0 : 0.75;
+  spec.allow_tf32 = type == DType::f32;
+  if (ldc != 0) spec.ldc = ldc;
+  return *Problem::create(spec);
+}
+
 // Prepares each of the first `max_configs` configs (all when 0), runs it, checks C.
 void run_and_verify(const Problem& p, std::size_t max_configs = 0) {
   testing::use_fresh_cubin_cache();
@@ -61,15 +72,18 @@ void run_and_verify(const Problem& p, std::size_t max_configs = 0) {
   }
 }
 
-Problem make(std::int64_t m, std::int64_t n, std::int64_t k, DType type, const char* layout, DType out, double beta,
-             std::int64_t ldc = 0) {
-  ProblemSpec spec = Problem::create(m, n, k, type, layout)->spec();
-  spec.c_type = out;
-  spec.beta = beta;
-  spec.alpha = type == DType::s8 ? 1.0 : 0.75;
-  spec.allow_tf32 = type == DType::f32;
-  if (ldc != 0) spec.ldc = ldc;
-  return *Problem::create(spec);
+
+TEST(NvrtcLaunch, PrepareWithoutADeviceFailsWithAReasonAfterCompiling) {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) == cudaSuccess && count > 0) GTEST_SKIP() << "this machine has a CUDA device";
+  cudaGetLastError();
+  testing::use_fresh_cubin_cache();
+  auto backend = make_nvrtc_backend(testing::h100());
+  const Problem p = make(64, 64, 64, DType::f16, "nn", DType::f16, 0.0);
+  auto kernel = backend->prepare(p, backend->configs(p, SearchSpace::default_space).at(0));
+  ASSERT_FALSE(kernel.is_ok());
+  EXPECT_EQ(kernel.status().code(), ErrorCode::unavailable) << kernel.status().message();
+  EXPECT_EQ(nvrtc_compile_stats().compilations, 1u);
 }
 
 TEST(NvrtcLaunch, F16MatchesTheReferenceForEveryDefaultConfig) {
