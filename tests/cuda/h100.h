@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "gemmtune/device.h"
+#include "gemmtune/problem.h"
 
 namespace gemmtune::cuda::testing {
 
@@ -25,6 +26,19 @@ inline CudaInfo h100() {
   d.max_threads_per_block = 1024;
   d.nvrtc_major = 13;
   return d;
+}
+
+// A problem of one input dtype with the output dtype, beta and ldc given; alpha 0.75 (1 for s8,
+// which allows no other), TF32 allowed for f32.
+inline Problem test_problem(std::int64_t m, std::int64_t n, std::int64_t k, DType type, const char* layout, DType out,
+                            double beta, std::int64_t ldc = 0) {
+  ProblemSpec spec = Problem::create(m, n, k, type, layout)->spec();
+  spec.c_type = out;
+  spec.beta = beta;
+  spec.alpha = type == DType::s8 ? 1.0 : 0.75;
+  spec.allow_tf32 = type == DType::f32;
+  if (ldc != 0) spec.ldc = ldc;
+  return *Problem::create(spec);
 }
 
 // Directories made by use_fresh_cubin_cache, removed when the test process exits.

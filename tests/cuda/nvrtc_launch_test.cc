@@ -27,17 +27,6 @@ struct DeviceBuffer {
   ~DeviceBuffer() { cudaFree(ptr); }
 };
 
-Problem make(std::int64_t m, std::int64_t n, std::int64_t k, DType type, const char* layout, DType out, double beta,
-             std::int64_t ldc = 0) {
-  ProblemSpec spec = Problem::create(m, n, k, type, layout)->spec();
-  spec.c_type = out;
-  spec.beta = beta;
-  spec.alpha = type == DType::s8 ? 1.0 : 0.75;
-  spec.allow_tf32 = type == DType::f32;
-  if (ldc != 0) spec.ldc = ldc;
-  return *Problem::create(spec);
-}
-
 // Prepares each of the first `max_configs` configs (all when 0), runs it, checks C.
 void run_and_verify(const Problem& p, std::size_t max_configs = 0) {
   testing::use_fresh_cubin_cache();
@@ -79,7 +68,7 @@ TEST(NvrtcLaunch, PrepareWithoutADeviceFailsWithAReasonAfterCompiling) {
   cudaGetLastError();
   testing::use_fresh_cubin_cache();
   auto backend = make_nvrtc_backend(testing::h100());
-  const Problem p = make(64, 64, 64, DType::f16, "nn", DType::f16, 0.0);
+  const Problem p = testing::test_problem(64, 64, 64, DType::f16, "nn", DType::f16, 0.0);
   auto kernel = backend->prepare(p, backend->configs(p, SearchSpace::default_space).at(0));
   ASSERT_FALSE(kernel.is_ok());
   EXPECT_EQ(kernel.status().code(), ErrorCode::unavailable) << kernel.status().message();
@@ -88,38 +77,38 @@ TEST(NvrtcLaunch, PrepareWithoutADeviceFailsWithAReasonAfterCompiling) {
 
 TEST(NvrtcLaunch, F16MatchesTheReferenceForEveryDefaultConfig) {
   SKIP_WITHOUT_GPU();
-  run_and_verify(make(257, 129, 77, DType::f16, "nn", DType::f16, 0.0));
+  run_and_verify(testing::test_problem(257, 129, 77, DType::f16, "nn", DType::f16, 0.0));
 }
 
 TEST(NvrtcLaunch, F16InEveryLayoutWithBetaAndPaddedC) {
   SKIP_WITHOUT_GPU();
-  for (const char* layout : {"nn", "nt", "tn", "tt"}) run_and_verify(make(100, 70, 45, DType::f16, layout, DType::f32, 0.5, 80), 3);
+  for (const char* layout : {"nn", "nt", "tn", "tt"}) run_and_verify(testing::test_problem(100, 70, 45, DType::f16, layout, DType::f32, 0.5, 80), 3);
 }
 
 TEST(NvrtcLaunch, Bf16MatchesTheReference) {
   SKIP_WITHOUT_GPU();
-  run_and_verify(make(300, 200, 130, DType::bf16, "tn", DType::bf16, 1.0), 4);
+  run_and_verify(testing::test_problem(300, 200, 130, DType::bf16, "tn", DType::bf16, 1.0), 4);
 }
 
 TEST(NvrtcLaunch, Tf32MatchesTheReference) {
   SKIP_WITHOUT_GPU();
-  run_and_verify(make(129, 257, 99, DType::f32, "nt", DType::f32, 0.0), 4);
+  run_and_verify(testing::test_problem(129, 257, 99, DType::f32, "nt", DType::f32, 0.0), 4);
 }
 
 TEST(NvrtcLaunch, Int8MatchesTheReferenceExactly) {
   SKIP_WITHOUT_GPU();
-  run_and_verify(make(130, 90, 200, DType::s8, "tt", DType::s32, 1.0), 4);
+  run_and_verify(testing::test_problem(130, 90, 200, DType::s8, "tt", DType::s32, 1.0), 4);
 }
 
 TEST(NvrtcLaunch, SplitKOfASkinnyShapeMatchesTheReference) {
   SKIP_WITHOUT_GPU();
-  run_and_verify(make(17, 300, 4099, DType::f16, "nn", DType::f16, 0.0));
-  run_and_verify(make(9, 64, 2100, DType::s8, "nt", DType::s32, 0.0));
+  run_and_verify(testing::test_problem(17, 300, 4099, DType::f16, "nn", DType::f16, 0.0));
+  run_and_verify(testing::test_problem(9, 64, 2100, DType::s8, "nt", DType::s32, 0.0));
 }
 
 TEST(NvrtcLaunch, ZeroSizedProblemsRunAndKZeroScalesC) {
   SKIP_WITHOUT_GPU();
-  run_and_verify(make(33, 40, 0, DType::f16, "nn", DType::f32, 0.5), 2);
+  run_and_verify(testing::test_problem(33, 40, 0, DType::f16, "nn", DType::f32, 0.5), 2);
 }
 
 }  // namespace

@@ -66,20 +66,41 @@ typedef unsigned short gt_out_t;
 #error "the warp layout must tile the block into whole 16x8 mma tiles"
 #endif
 
-// The bits of one element as they sit in a fragment word.
-__device__ __forceinline__ gt_u32 gt_element_bits(gt_in_t v) {
-#if GT_IN == 3
-  return (gt_u32)(unsigned char)v;
-#elif GT_IN == 2
+// --- The PTX operations. tests/cuda/kernel_emulation.h runs this file on the host (with
+// GT_HOST_EMULATION defined) to check the tiling and indexing without a GPU; it supplies
+// these same operations, modelled on the PTX ISA's fragment layouts. ---
+#ifdef GT_HOST_EMULATION
+#define GT_KERNEL_LINKAGE
+__device__ __forceinline__ gt_u32 gt_tf32_bits(float v) { return gt_emu::tf32_bits(v); }
+__device__ __forceinline__ unsigned short gt_f16_bits(float v) { return gt_emu::f16_bits(v); }
+__device__ __forceinline__ unsigned short gt_bf16_bits(float v) { return gt_emu::bf16_bits(v); }
+__device__ __forceinline__ float gt_f16_value(unsigned short bits) { return gt_emu::f16_value(bits); }
+__device__ __forceinline__ void gt_mma(gt_acc_t (&d)[4], const gt_u32 (&a)[4], const gt_u32 (&b)[2]) {
+  gt_emu::mma<GT_IN>(d, a, b);
+}
+#else
+#define GT_KERNEL_LINKAGE extern "C"
+__device__ __forceinline__ gt_u32 gt_tf32_bits(float v) {
   gt_u32 bits;
   // Round to nearest, ties away, as PyTorch's TF32 matmuls do on Ampere and later.
   asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(bits) : "f"(v));
   return bits;
-#else
-  return (gt_u32)v;
-#endif
 }
-
+__device__ __forceinline__ unsigned short gt_f16_bits(float v) {
+  unsigned short bits;
+  asm("cvt.rn.f16.f32 %0, %1;" : "=h"(bits) : "f"(v));
+  return bits;
+}
+__device__ __forceinline__ unsigned short gt_bf16_bits(float v) {
+  unsigned short bits;
+  asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(bits) : "f"(v));
+  return bits;
+}
+__device__ __forceinline__ float gt_f16_value(unsigned short bits) {
+  float f;
+  asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(bits));
+  return f;
+}
 __device__ __forceinline__ void gt_mma(gt_acc_t (&d)[4], const gt_u32 (&a)[4], const gt_u32 (&b)[2]) {
 #if GT_IN == 0
   asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
@@ -99,17 +120,25 @@ __device__ __forceinline__ void gt_mma(gt_acc_t (&d)[4], const gt_u32 (&a)[4], c
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 #endif
 }
+#endif
+
+// The bits of one element as they sit in a fragment word.
+__device__ __forceinline__ gt_u32 gt_element_bits(gt_in_t v) {
+#if GT_IN == 3
+  return (gt_u32)(unsigned char)v;
+#elif GT_IN == 2
+  return gt_tf32_bits(v);
+#else
+  return (gt_u32)v;
+#endif
+}
 
 // Output conversion and the read of C for beta.
 __device__ __forceinline__ gt_out_t gt_to_out(gt_acc_t v) {
 #if GT_OUT == 1
-  unsigned short bits;
-  asm("cvt.rn.f16.f32 %0, %1;" : "=h"(bits) : "f"(v));
-  return bits;
+  return gt_f16_bits(v);
 #elif GT_OUT == 2
-  unsigned short bits;
-  asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(bits) : "f"(v));
-  return bits;
+  return gt_bf16_bits(v);
 #else
   return (gt_out_t)v;
 #endif
@@ -117,9 +146,7 @@ __device__ __forceinline__ gt_out_t gt_to_out(gt_acc_t v) {
 
 __device__ __forceinline__ gt_acc_t gt_from_out(gt_out_t v) {
 #if GT_OUT == 1
-  float f;
-  asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(v));
-  return f;
+  return gt_f16_value(v);
 #elif GT_OUT == 2
   return __uint_as_float(((gt_u32)v) << 16);  // bf16 is the top half of an f32
 #else
@@ -239,7 +266,7 @@ __device__ __forceinline__ void gt_tile_mma(const gt_u32* a_tile, const gt_u32* 
   }
 }
 
-extern "C" __global__ void __launch_bounds__(GT_THREADS)
+GT_KERNEL_LINKAGE __global__ void __launch_bounds__(GT_THREADS)
     gemmtune_gemm(const gt_in_t* a, const gt_in_t* b, gt_out_t* c, gt_acc_t* workspace, long long m, long long n,
                   long long k, long long lda, long long ldb, long long ldc, float alpha, float beta) {
 #if GEMMTUNE_FAULT == 1
@@ -249,7 +276,11 @@ extern "C" __global__ void __launch_bounds__(GT_THREADS)
   while (spin) {
   }
 #endif
+#ifdef GT_HOST_EMULATION
+  gt_u32* gt_smem = gt_emu::shared_words();
+#else
   extern __shared__ gt_u32 gt_smem[];
+#endif
 
   // Block swizzle: GROUP_M block rows are swept column by column, so the blocks resident at
   // once share the same few B tiles (and A tiles) in L2.
@@ -352,7 +383,7 @@ extern "C" __global__ void __launch_bounds__(GT_THREADS)
 
 // Split-k: sums the slices' partial products in a fixed order (deterministic results), then
 // applies alpha, beta and the output conversion. One thread per element of C.
-extern "C" __global__ void __launch_bounds__(256)
+GT_KERNEL_LINKAGE __global__ void __launch_bounds__(256)
     gemmtune_splitk_reduce(const gt_acc_t* workspace, gt_out_t* c, long long m, long long n, long long ldc,
                            float alpha, float beta) {
   const long long index = (long long)blockIdx.x * blockDim.x + threadIdx.x;
@@ -363,3 +394,16 @@ extern "C" __global__ void __launch_bounds__(256)
   gt_out_t* out = c + (index / n) * ldc + index % n;
   *out = gt_epilogue(sum, out, alpha, beta);
 }
+
+#ifdef GT_HOST_EMULATION
+// The host emulation includes this file once per configuration.
+#undef GT_EPW
+#undef GT_THREADS
+#undef GT_BKW
+#undef GT_LDS
+#undef GT_WTM
+#undef GT_WTN
+#undef GT_MT
+#undef GT_NT
+#undef GT_KERNEL_LINKAGE
+#endif
