@@ -79,6 +79,11 @@ TEST(NvrtcConfigSpace, SkinnyShapesGetSplitKAndSquareOnesDoNot) {
     skinny_split |= c.split_k > 1;
   }
   EXPECT_TRUE(skinny_split);
+  skinny_split = false;
+  for (const KernelConfig& c : nvrtc_configs(make(24, 200, 3000, DType::f16, "nt"), SearchSpace::default_space, h100())) {
+    skinny_split |= c.split_k > 1;
+  }
+  EXPECT_TRUE(skinny_split);
   for (const KernelConfig& c : nvrtc_configs(make(4096, 4096, 4096, DType::bf16), SearchSpace::default_space, h100())) {
     EXPECT_EQ(c.split_k, 1) << c.to_string();
   }

@@ -92,6 +92,7 @@ class NvrtcKernel final : public Kernel {
   ~NvrtcKernel() override {
     if (context_ != nullptr) driver().ctx_set_current(context_);
     if (workspace_ != nullptr) cudaFree(workspace_);
+    if (workspace_free_ != nullptr) cudaEventDestroy(workspace_free_);
     if (module_ != nullptr) driver().module_unload(module_);
   }
 
@@ -118,13 +119,15 @@ class NvrtcKernel final : public Kernel {
     workspace_bytes_ = std::size_t(nvrtc_workspace_bytes(config_, problem_));
     if (workspace_bytes_ > 0) {
       GEMMTUNE_RETURN_IF_ERROR(check(cudaMalloc(&workspace_, workspace_bytes_), "cudaMalloc(split-k workspace)"));
+      GEMMTUNE_RETURN_IF_ERROR(
+          check(cudaEventCreateWithFlags(&workspace_free_, cudaEventDisableTiming), "cudaEventCreate(split-k workspace)"));
     }
     return Status::ok();
   }
 
   // Enqueues on args.stream and returns. Safe from several threads: the launch parameters are
-  // locals. Split-k runs share the one workspace, so runs of the same split-k kernel on
-  // different streams must be ordered by the caller.
+  // locals, and split-k runs, which share the one workspace, are chained through an event so a
+  // run on one stream waits for the reduce of the previous run on any other.
   Status run(const GemmArgs& args) override {
     const Problem& p = problem_;
     if (p.m() == 0 || p.n() == 0) return Status::ok();
@@ -143,6 +146,12 @@ class NvrtcKernel final : public Kernel {
     const long long blocks = ((m + config_.block_m - 1) / config_.block_m) * ((n + config_.block_n - 1) / config_.block_n);
     const unsigned slices = unsigned(config_.split_k > 1 ? config_.split_k : 1);
     auto stream = static_cast<CUstream>(args.stream);
+    std::unique_lock<std::mutex> workspace_lock;
+    if (workspace_free_ != nullptr) {
+      workspace_lock = std::unique_lock<std::mutex>(workspace_mutex_);
+      GEMMTUNE_RETURN_IF_ERROR(check(cudaStreamWaitEvent(static_cast<cudaStream_t>(args.stream), workspace_free_, 0),
+                                     "cudaStreamWaitEvent(split-k workspace)"));
+    }
     GEMMTUNE_RETURN_IF_ERROR(check_driver(cu.launch_kernel(gemm_, unsigned(blocks), 1, slices, unsigned(config_.warps) * 32, 1, 1,
                                                   unsigned(shared_bytes_), stream, gemm_params, nullptr),
                                    "cuLaunchKernel(gemmtune_gemm)"));
@@ -153,6 +162,8 @@ class NvrtcKernel final : public Kernel {
       GEMMTUNE_RETURN_IF_ERROR(check_driver(cu.launch_kernel(reduce_, unsigned(reduce_blocks), 1, 1, kReduceThreads, 1, 1, 0,
                                                     stream, reduce_params, nullptr),
                                      "cuLaunchKernel(gemmtune_splitk_reduce)"));
+      GEMMTUNE_RETURN_IF_ERROR(check(cudaEventRecord(workspace_free_, static_cast<cudaStream_t>(args.stream)),
+                                     "cudaEventRecord(split-k workspace)"));
     }
     return Status::ok();
   }
@@ -169,6 +180,8 @@ class NvrtcKernel final : public Kernel {
   std::int64_t shared_bytes_ = 0;
   void* workspace_ = nullptr;
   std::size_t workspace_bytes_ = 0;
+  cudaEvent_t workspace_free_ = nullptr;  // recorded after each split-k reduce
+  std::mutex workspace_mutex_;            // orders the wait-launch-record of concurrent runs
 };
 
 class NvrtcBackend final : public Backend {
