@@ -20,6 +20,12 @@ Problem make(std::int64_t m, std::int64_t n, std::int64_t k, DType type, const c
   return *Problem::create(spec);
 }
 
+KernelConfig tile(int block_m, int block_n, int block_k, int stages, int warps) {
+  KernelConfig c = nvrtc_list_config({block_m, block_n, block_k, stages, warps}, 1);
+  c.group_m = kNvrtcGroupM;
+  return c;
+}
+
 TEST(NvrtcConfigSpace, NamedListsHaveTheirRowCounts) {
   EXPECT_EQ(nvrtc_default_list().size(), 12u);
   EXPECT_EQ(nvrtc_int8_list().size(), 8u);
@@ -33,8 +39,7 @@ TEST(NvrtcConfigSpace, EveryListRowIsWellFormedForItsDtype) {
   const Problem big_tf32 = make(4096, 4096, 4096, DType::f32, "nn", true);
   auto check_list = [](const std::vector<NvrtcListEntry>& list, const Problem& p) {
     for (const NvrtcListEntry& e : list) {
-      KernelConfig c = nvrtc_list_config(e, 1);
-      c.group_m = kNvrtcGroupM;
+      const KernelConfig c = tile(e.block_m, e.block_n, e.block_k, e.stages, e.warps);
       EXPECT_TRUE(nvrtc_can_implement(p, c, h100()).is_ok())
           << c.to_string() << ": " << nvrtc_can_implement(p, c, h100()).message();
     }
@@ -96,25 +101,22 @@ TEST(NvrtcConfigSpace, ConfigsOverTheSharedMemoryLimitArePrunedWithTheReason) {
   for (const KernelConfig& c : nvrtc_configs(p, SearchSpace::exhaustive, small)) {
     EXPECT_LE(nvrtc_shared_memory_bytes(c, p), 48 * 1024);
   }
-  KernelConfig big;
-  big.block_m = big.block_n = 256;
-  big.block_k = 128;
-  big.stages = 2;
-  big.warps = 8;
-  big.group_m = 8;
-  Status s = check_nvrtc_limits(big, p, small);
+  Status s = check_nvrtc_limits(tile(256, 256, 128, 2, 8), p, small);
   EXPECT_NE(s.message().find("shared memory"), std::string::npos) << s.message();
 }
 
 TEST(NvrtcConfigSpace, AccumulatorsThatWouldSpillArePruned) {
-  KernelConfig c;
-  c.block_m = c.block_n = 256;
-  c.block_k = 32;
-  c.stages = 1;
-  c.warps = 4;  // 256·256 / 128 threads = 512 accumulators each
-  c.group_m = 8;
-  Status s = check_nvrtc_limits(c, make(4096, 4096, 4096, DType::f16), h100());
+  // 256·256 / 128 threads = 512 accumulators each
+  Status s = check_nvrtc_limits(tile(256, 256, 32, 1, 4), make(4096, 4096, 4096, DType::f16), h100());
   EXPECT_NE(s.message().find("accumulators"), std::string::npos) << s.message();
+}
+
+TEST(NvrtcConfigSpace, WideS8TilesWhosePrefetchWouldSpillArePruned) {
+  // 128 accumulators pass the accumulator bound, but with 48 words of the next s8 k-tile in
+  // flight ptxas spilled kilobytes per thread.
+  Status s = check_nvrtc_limits(tile(128, 256, 128, 2, 8), make(4096, 4096, 4096, DType::s8), h100());
+  EXPECT_NE(s.message().find("registers"), std::string::npos) << s.message();
+  EXPECT_TRUE(check_nvrtc_limits(tile(128, 256, 32, 2, 8), make(4096, 4096, 4096, DType::f16), h100()).is_ok());
 }
 
 TEST(NvrtcConfigSpace, FaultConfigsNeedTheEnvironmentSwitch) {

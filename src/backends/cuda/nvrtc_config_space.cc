@@ -12,11 +12,12 @@ namespace {
 // Blocks below 16 rows or columns leave most of an mma tile idle (Inductor's minimum too).
 constexpr int kMinBlock = 16;
 // Accumulators per thread above which ptxas spills: a thread has at most 255 registers, and
-// besides the accumulators it keeps the A and B fragments (up to 4·(BM/WM)/16 + 2·(BN/WN)/8),
-// the prefetched next k-tile and the addresses, about 64 more. Inductor prunes at 255 for
-// Triton; this template holds more per accumulator, so the bound is 128.
+// besides the accumulators it holds the A and B fragments of one k step, the words of the next
+// k-tile in flight and the addresses. Inductor prunes at 255 for Triton; this template holds
+// more per accumulator, so the bound is 128 (and register_estimate below must fit too).
 constexpr std::int64_t kMaxAccumulatorsPerThread = 128;
-constexpr std::int64_t kRegistersBesideAccumulators = 64;
+// Addresses, bounds and loop state: measured with ptxas -v on sm_90a as roughly 40-50.
+constexpr std::int64_t kRegistersForAddressing = 48;
 constexpr std::int64_t kMaxRegistersPerThread = 255;
 // Skinny shapes (few rows of output, long k) get split-k variants: with m ≤ 64 a grid has too
 // few blocks to fill 100+ SMs unless k is sliced.
@@ -26,6 +27,20 @@ constexpr std::int64_t kSkinnyMinK = 2048;
 std::string text(std::int64_t value) { return std::to_string(value); }
 
 int buffers(const KernelConfig& c) { return c.stages >= 2 ? 2 : 1; }
+
+// Registers a thread of this config needs: accumulators, the fragments of one k step
+// (4 words per 16-row A tile, 2 per 8-column B tile), the next k-tile's words held in
+// registers between the global load and the shared store, and the addressing.
+std::int64_t register_estimate(const KernelConfig& c, const Problem& p) {
+  const std::int64_t threads = std::int64_t(c.warps) * 32;
+  const std::int64_t accumulators = (std::int64_t(c.block_m) * c.block_n + threads - 1) / threads;
+  std::int64_t fragments = 0;
+  if (auto layout = warp_layout(c.block_m, c.block_n, c.warps)) {
+    fragments = 4 * (c.block_m / layout->warps_m / 16) + 2 * (c.block_n / layout->warps_n / 8);
+  }
+  const std::int64_t tile_words = std::int64_t(c.block_m + c.block_n) * (c.block_k / elements_per_word(p.a_type()));
+  return accumulators + fragments + (tile_words + threads - 1) / threads + kRegistersForAddressing;
+}
 
 // The list entry scaled to the problem: blocks clamped to the next power of two of their dim
 // (at least 16), then grown to the smallest block the warps can tile with whole 16×8 mma tiles.
@@ -228,8 +243,9 @@ Status check_nvrtc_limits(const KernelConfig& c, const Problem& p, const CudaInf
     return unsupported(text(accumulators) + " accumulators per thread would spill (bound " +
                        text(kMaxAccumulatorsPerThread) + ")");
   }
-  // __launch_bounds__(threads) caps ptxas at registers_per_block / threads per thread.
-  const std::int64_t registers = accumulators + kRegistersBesideAccumulators;
+  // __launch_bounds__(threads) caps ptxas at registers_per_block / threads per thread; past the
+  // cap it spills to local memory (s8 and tf32 128x256 tiles spilled kilobytes per thread).
+  const std::int64_t registers = register_estimate(c, p);
   const std::int64_t register_cap =
       device.registers_per_block > 0 ? std::min(kMaxRegistersPerThread, device.registers_per_block / threads)
                                      : kMaxRegistersPerThread;
