@@ -98,6 +98,21 @@ TEST(NvrtcCompile, FaultConfigsCompile) {
   EXPECT_NE(std::find(options.begin(), options.end(), "-DGEMMTUNE_FAULT=1"), options.end());
 }
 
+TEST(NvrtcCompile, TheTemplateNeedsNothingNewerThanAmpere) {
+  testing::use_fresh_cubin_cache();
+  const Problem p = make(100, 100, 100, DType::bf16, "nt", DType::bf16);
+  for (int minor : {0, 9}) {
+    CudaInfo device = h100();
+    device.cc_major = 8;
+    device.cc_minor = minor;
+    device.shared_memory_per_block_optin = 101376;  // 99 KiB on sm_86/89; A100 has more
+    const KernelConfig c = nvrtc_configs(p, SearchSpace::default_space, device).at(0);
+    auto artifact = compile_gemm_mma(p, c, device);
+    ASSERT_TRUE(artifact.is_ok()) << device.arch() << ": " << artifact.status().message();
+    EXPECT_TRUE(testing::looks_like_gemm_cubin(artifact->cubin));
+  }
+}
+
 TEST(NvrtcCompile, ACompileErrorCarriesTheNvrtcLog) {
   auto result = compile_cubin("this is not CUDA;", {"--gpu-architecture=sm_90a"});
   ASSERT_FALSE(result.is_ok());

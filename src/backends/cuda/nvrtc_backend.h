@@ -1,6 +1,12 @@
 // The NVRTC template backend "cuda": gemm_mma.cuh instantiated per (problem, config) by -D
 // macros, compiled for the device's arch, cached on disk, loaded into the primary context.
 // These functions are what the backend is built from; tests use them without a GPU.
+//
+// Environment:
+//   GEMMTUNE_CUBIN_CACHE=DIR         where compiled cubins are kept (default
+//                                    $XDG_CACHE_HOME/gemmtune/cubins or ~/.cache/gemmtune/cubins)
+//   GEMMTUNE_ALLOW_FAULT_CONFIGS=1   can_implement accepts the fault-injection configs
+//                                    (algo 9001: illegal address, 9002: hang) for isolation tests
 #pragma once
 
 #include <string>
