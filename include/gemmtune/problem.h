@@ -29,6 +29,9 @@ struct ProblemSpec {
   std::int64_t lda = 0, ldb = 0, ldc = 0;  // 0 means tightly packed
   double alpha = 1.0;
   double beta = 0.0;
+  // f32 inputs only: kernels may round A and B to TF32 (10-bit mantissa) and use tensor cores.
+  // Off by default, as in PyTorch, since it changes results beyond f32 rounding.
+  bool allow_tf32 = false;
 };
 
 class Problem {
@@ -56,6 +59,7 @@ class Problem {
   std::int64_t ldc() const { return spec_.ldc; }
   double alpha() const { return spec_.alpha; }
   double beta() const { return spec_.beta; }
+  bool allow_tf32() const { return spec_.allow_tf32; }
   const ProblemSpec& spec() const { return spec_; }
 
   // Element offsets: A(i, p), B(p, j), C(i, j).
@@ -96,10 +100,12 @@ struct ProblemKey {
   DType a_type = DType::f32, b_type = DType::f32, c_type = DType::f32;
   Layout a_layout = Layout::row_major, b_layout = Layout::row_major;
   bool beta_zero = true;
+  bool allow_tf32 = false;  // f32 only; shown as a ":tf32" suffix so keys without it are unchanged
 
   static ProblemKey of(const Problem& problem);
   bool operator==(const ProblemKey&) const = default;
-  // "f32.f32.f32:nn:100x300x200:ld200.300.300:b0" — stable across versions; stores rely on it.
+  // "f32.f32.f32:nn:100x300x200:ld200.300.300:b0" (then ":tf32" when allowed) — stable across
+  // versions; stores rely on it.
   std::string to_string() const;
   std::size_t hash() const;
 };

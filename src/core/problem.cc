@@ -80,6 +80,15 @@ Status check_scalars(const ProblemSpec& s) {
   return Status::ok();
 }
 
+Status check_tf32(const ProblemSpec& s) {
+  // TF32 is a way to compute an f32 product; for other dtypes the flag would be silently
+  // meaningless, and a key that differs for no reason splits the tuning store.
+  if (s.allow_tf32 && s.a_type != DType::f32) {
+    return invalid_argument("allow_tf32 applies to f32 inputs only (got " + std::string(dtype_name(s.a_type)) + ")");
+  }
+  return Status::ok();
+}
+
 }  // namespace
 
 Result<Problem> Problem::create(const ProblemSpec& spec) {
@@ -89,6 +98,7 @@ Result<Problem> Problem::create(const ProblemSpec& spec) {
   GEMMTUNE_RETURN_IF_ERROR(check_dim("k", s.k));
   GEMMTUNE_RETURN_IF_ERROR(check_types(s));
   GEMMTUNE_RETURN_IF_ERROR(check_scalars(s));
+  GEMMTUNE_RETURN_IF_ERROR(check_tf32(s));
   GEMMTUNE_RETURN_IF_ERROR(resolve_ld("lda", s.lda, s.a_layout == Layout::row_major ? s.k : s.m));
   GEMMTUNE_RETURN_IF_ERROR(resolve_ld("ldb", s.ldb, s.b_layout == Layout::row_major ? s.n : s.k));
   GEMMTUNE_RETURN_IF_ERROR(resolve_ld("ldc", s.ldc, s.n));
@@ -158,6 +168,7 @@ std::string Problem::describe() const {
   if (spec_.ldc != std::max<std::int64_t>(1, spec_.n)) out << " ldc=" << spec_.ldc;
   if (spec_.alpha != 1.0) out << " alpha=" << spec_.alpha;
   if (spec_.beta != 0.0) out << " beta=" << spec_.beta;
+  if (spec_.allow_tf32) out << " tf32";
   return out.str();
 }
 
@@ -185,6 +196,7 @@ ProblemKey ProblemKey::of(const Problem& p) {
   key.a_layout = p.a_layout();
   key.b_layout = p.b_layout();
   key.beta_zero = p.beta() == 0.0;
+  key.allow_tf32 = p.allow_tf32();
   return key;
 }
 
@@ -194,6 +206,7 @@ std::string ProblemKey::to_string() const {
       << (a_layout == Layout::row_major ? 'n' : 't') << (b_layout == Layout::row_major ? 'n' : 't')
       << ':' << m << 'x' << n << 'x' << k << ":ld" << lda << '.' << ldb << '.' << ldc << ":b"
       << (beta_zero ? 0 : 1);
+  if (allow_tf32) out << ":tf32";
   return out.str();
 }
 
@@ -208,7 +221,8 @@ std::size_t ProblemKey::hash() const {
   mix(std::uint64_t(k));
   mix(std::uint64_t(lda) ^ (std::uint64_t(ldb) << 21) ^ (std::uint64_t(ldc) << 42));
   mix(std::uint64_t(a_type) | std::uint64_t(b_type) << 8 | std::uint64_t(c_type) << 16 |
-      std::uint64_t(a_layout) << 24 | std::uint64_t(b_layout) << 32 | std::uint64_t(beta_zero) << 40);
+      std::uint64_t(a_layout) << 24 | std::uint64_t(b_layout) << 32 | std::uint64_t(beta_zero) << 40 |
+      std::uint64_t(allow_tf32) << 41);
   return std::size_t(h);
 }
 

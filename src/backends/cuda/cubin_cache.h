@@ -1,0 +1,45 @@
+// A content-addressed cache of compiled cubins on disk, shared by every process of the user.
+// An entry is named by the SHA-256 of everything that determines the cubin (template source,
+// compile options, arch, NVRTC version) and carries a header with its length and the SHA-256
+// of its payload, so a truncated or corrupted file is detected instead of loaded.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "gemmtune/status.h"
+
+namespace gemmtune::cuda {
+
+using Sha256Digest = std::array<std::uint8_t, 32>;
+Sha256Digest sha256(std::string_view data);
+std::string to_hex(const Sha256Digest& digest);
+
+// $GEMMTUNE_CUBIN_CACHE, else $XDG_CACHE_HOME/gemmtune/cubins, else ~/.cache/gemmtune/cubins;
+// empty when none can be named (no HOME).
+std::string default_cubin_cache_dir();
+
+class CubinCache {
+ public:
+  explicit CubinCache(std::string dir) : dir_(std::move(dir)) {}
+
+  const std::string& dir() const { return dir_; }
+  std::string path_of(const std::string& key) const;
+
+  // The cubin stored under `key`, or nullopt when there is none. An entry that fails its
+  // header check is removed and `corrupt` (if given) says why.
+  std::optional<std::string> load(const std::string& key, std::string* corrupt = nullptr) const;
+  // Writes atomically: a temporary file in the same directory, then rename, so a concurrent
+  // reader sees either no entry or the whole of it.
+  Status store(const std::string& key, std::string_view cubin) const;
+  // Drops an entry that loaded but that the driver rejected.
+  void remove(const std::string& key) const;
+
+ private:
+  std::string dir_;
+};
+
+}  // namespace gemmtune::cuda

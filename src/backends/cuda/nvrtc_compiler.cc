@@ -1,0 +1,115 @@
+#include "nvrtc_compiler.h"
+
+#include <atomic>
+#include <cstdio>
+
+#include "cubin_cache.h"
+#include "cuda_check.h"
+
+namespace gemmtune::cuda {
+namespace {
+
+// NVRTC logs of a broken template run to many kilobytes; the start names the first error.
+constexpr std::size_t kLogChars = 2000;
+
+std::atomic<std::uint64_t> compilations{0}, cache_hits{0}, corrupt_entries{0}, failures{0};
+
+std::string nvrtc_version_text() {
+  int major = 0, minor = 0;
+  nvrtcVersion(&major, &minor);
+  return std::to_string(major) + "." + std::to_string(minor);
+}
+
+// Owns an nvrtcProgram for the length of one compile.
+struct Program {
+  nvrtcProgram handle = nullptr;
+  ~Program() {
+    if (handle != nullptr) nvrtcDestroyProgram(&handle);
+  }
+};
+
+std::string program_log(nvrtcProgram program) {
+  std::size_t size = 0;
+  if (nvrtcGetProgramLogSize(program, &size) != NVRTC_SUCCESS || size <= 1) return "";
+  std::string log(size, '\0');
+  nvrtcGetProgramLog(program, log.data());
+  log.resize(size - 1);
+  if (log.size() > kLogChars) log = log.substr(0, kLogChars) + "\n[log truncated]";
+  return log;
+}
+
+}  // namespace
+
+CompileStats nvrtc_compile_stats() {
+  return {compilations.load(), cache_hits.load(), corrupt_entries.load(), failures.load()};
+}
+
+Result<std::string> compile_cubin(std::string_view source, const std::vector<std::string>& options) {
+  Program program;
+  const std::string text(source);
+  GEMMTUNE_RETURN_IF_ERROR(
+      check(nvrtcCreateProgram(&program.handle, text.c_str(), "gemm_mma.cu", 0, nullptr, nullptr), "nvrtcCreateProgram"));
+  std::vector<const char*> raw;
+  for (const std::string& option : options) raw.push_back(option.c_str());
+  const nvrtcResult result = nvrtcCompileProgram(program.handle, int(raw.size()), raw.data());
+  if (result != NVRTC_SUCCESS) {
+    ++failures;
+    return Status(ErrorCode::unsupported,
+                  std::string("nvrtc: ") + nvrtcGetErrorString(result) + "\n" + program_log(program.handle));
+  }
+  std::size_t size = 0;
+  GEMMTUNE_RETURN_IF_ERROR(check(nvrtcGetCUBINSize(program.handle, &size), "nvrtcGetCUBINSize"));
+  if (size == 0) {
+    ++failures;
+    return Status(ErrorCode::unsupported, "nvrtc produced no cubin (is the arch a real sm_XY target?)");
+  }
+  std::string cubin(size, '\0');
+  GEMMTUNE_RETURN_IF_ERROR(check(nvrtcGetCUBIN(program.handle, cubin.data()), "nvrtcGetCUBIN"));
+  ++compilations;
+  return cubin;
+}
+
+std::string cubin_key(std::string_view source, const std::vector<std::string>& options) {
+  std::string material(source);
+  material += '\0';
+  for (const std::string& option : options) {
+    material += option;
+    material += '\0';
+  }
+  material += "nvrtc " + nvrtc_version_text();
+  return to_hex(sha256(material));
+}
+
+Result<CubinArtifact> obtain_cubin(std::string_view source, const std::vector<std::string>& options, bool recompile) {
+  CubinArtifact artifact;
+  artifact.key = cubin_key(source, options);
+  const std::string dir = default_cubin_cache_dir();
+  if (!dir.empty() && !recompile) {
+    std::string corrupt;
+    if (auto cached = CubinCache(dir).load(artifact.key, &corrupt)) {
+      ++cache_hits;
+      artifact.cubin = std::move(*cached);
+      artifact.from_cache = true;
+      return artifact;
+    }
+    if (!corrupt.empty()) {
+      ++corrupt_entries;
+      std::fprintf(stderr, "gemmtune: cubin cache: removed a damaged entry (%s); recompiling\n", corrupt.c_str());
+    }
+  }
+  GEMMTUNE_ASSIGN_OR_RETURN(artifact.cubin, compile_cubin(source, options));
+  if (!dir.empty()) {
+    Status stored = CubinCache(dir).store(artifact.key, artifact.cubin);
+    if (!stored.is_ok()) std::fprintf(stderr, "gemmtune: %s\n", stored.message().c_str());
+  }
+  return artifact;
+}
+
+void forget_cubin(const std::string& key) {
+  const std::string dir = default_cubin_cache_dir();
+  if (dir.empty()) return;
+  ++corrupt_entries;
+  CubinCache(dir).remove(key);
+}
+
+}  // namespace gemmtune::cuda

@@ -1,0 +1,72 @@
+// Compiling many instantiations at once in tests, and checking a cubin's machine code.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdio>
+#include <fstream>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "backends/cuda/nvrtc_backend.h"
+
+namespace gemmtune::cuda::testing {
+
+struct CompileJob {
+  Problem problem;
+  KernelConfig config;
+};
+
+struct CompileOutcome {
+  Result<CubinArtifact> artifact = Status(ErrorCode::internal, "not run");
+};
+
+// NVRTC takes 0.3-2 s per instantiation; the jobs run on all cores.
+inline std::vector<CompileOutcome> compile_all(const std::vector<CompileJob>& jobs, const CudaInfo& device) {
+  std::vector<CompileOutcome> outcomes(jobs.size());
+  std::atomic<std::size_t> next{0};
+  auto worker = [&] {
+    for (std::size_t i = next++; i < jobs.size(); i = next++) {
+      outcomes[i].artifact = compile_gemm_mma(jobs[i].problem, jobs[i].config, device);
+    }
+  };
+  const unsigned threads = std::max(2u, std::thread::hardware_concurrency());
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < threads; ++t) pool.emplace_back(worker);
+  for (std::thread& t : pool) t.join();
+  return outcomes;
+}
+
+// cuobjdump, when the toolkit has it.
+inline std::string find_cuobjdump() {
+  for (const char* path : {"/usr/local/cuda/bin/cuobjdump", "/usr/bin/cuobjdump"}) {
+    if (std::ifstream(path).good()) return path;
+  }
+  return "";
+}
+
+// The SASS listing of a cubin ("" when cuobjdump is missing or fails).
+inline std::string sass_of(const std::string& cubin, const std::string& cuobjdump) {
+  if (cuobjdump.empty()) return "";
+  static std::atomic<int> counter{0};
+  const std::string path = "/tmp/gemmtune_sass_" + std::to_string(getpid()) + "_" + std::to_string(counter++) + ".cubin";
+  std::ofstream(path, std::ios::binary).write(cubin.data(), std::streamsize(cubin.size()));
+  std::string listing;
+  if (FILE* pipe = popen((cuobjdump + " -sass " + path + " 2>&1").c_str(), "r")) {
+    char buffer[4096];
+    while (std::size_t got = fread(buffer, 1, sizeof buffer, pipe)) listing.append(buffer, got);
+    pclose(pipe);
+  }
+  std::remove(path.c_str());
+  return listing;
+}
+
+// A cubin is an ELF image that names the GEMM kernel.
+inline bool looks_like_gemm_cubin(const std::string& cubin) {
+  return cubin.size() > 4 && cubin.compare(0, 4, "\x7f" "ELF") == 0 && cubin.find("gemmtune_gemm") != std::string::npos;
+}
+
+}  // namespace gemmtune::cuda::testing

@@ -1,0 +1,101 @@
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "backends/cuda/cubin_cache.h"
+#include "backends/cuda/nvrtc_backend.h"
+#include "backends/cuda/nvrtc_config_space.h"
+#include "cuda/h100.h"
+
+namespace gemmtune::cuda {
+namespace {
+
+using testing::h100;
+
+TEST(Sha256, MatchesTheFipsTestVectors) {
+  EXPECT_EQ(to_hex(sha256("")), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  EXPECT_EQ(to_hex(sha256("abc")), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(to_hex(sha256("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq")),
+            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+  EXPECT_EQ(to_hex(sha256(std::string(1000, 'a'))),
+            "41edece42d63e8d9bf515a9ba6932e1c20cbc9f5a5d134645adb5db1b9737ea3");
+}
+
+struct Fixture {
+  Problem problem = *Problem::create(100, 200, 300, DType::f16, "nt");
+  KernelConfig config = nvrtc_configs(problem, SearchSpace::default_space, h100()).at(0);
+  std::string dir = testing::use_fresh_cubin_cache();
+};
+
+TEST(CubinCache, ASecondCompileOfTheSameConfigIsACacheHit) {
+  Fixture f;
+  const CompileStats before = nvrtc_compile_stats();
+  auto first = compile_gemm_mma(f.problem, f.config, h100());
+  ASSERT_TRUE(first.is_ok()) << first.status().message();
+  EXPECT_FALSE(first->from_cache);
+  auto second = compile_gemm_mma(f.problem, f.config, h100());
+  ASSERT_TRUE(second.is_ok());
+  EXPECT_TRUE(second->from_cache);
+  EXPECT_EQ(second->cubin, first->cubin);
+  const CompileStats after = nvrtc_compile_stats();
+  EXPECT_EQ(after.compilations - before.compilations, 1u);
+  EXPECT_EQ(after.cache_hits - before.cache_hits, 1u);
+  EXPECT_TRUE(std::filesystem::exists(CubinCache(f.dir).path_of(first->key)));
+}
+
+TEST(CubinCache, ATruncatedEntryIsDetectedRemovedAndRecompiled) {
+  Fixture f;
+  auto first = compile_gemm_mma(f.problem, f.config, h100());
+  ASSERT_TRUE(first.is_ok()) << first.status().message();
+  const std::string path = CubinCache(f.dir).path_of(first->key);
+  std::filesystem::resize_file(path, std::filesystem::file_size(path) / 2);
+  const CompileStats before = nvrtc_compile_stats();
+  auto again = compile_gemm_mma(f.problem, f.config, h100());
+  ASSERT_TRUE(again.is_ok());
+  EXPECT_FALSE(again->from_cache);
+  EXPECT_EQ(again->cubin, first->cubin);
+  const CompileStats after = nvrtc_compile_stats();
+  EXPECT_EQ(after.corrupt_entries - before.corrupt_entries, 1u);
+  EXPECT_EQ(after.compilations - before.compilations, 1u);
+  // The rewritten entry is whole again.
+  EXPECT_TRUE(CubinCache(f.dir).load(first->key).has_value());
+}
+
+TEST(CubinCache, AFlippedByteFailsTheChecksum) {
+  const std::string dir = testing::use_fresh_cubin_cache();
+  CubinCache cache(dir);
+  ASSERT_TRUE(cache.store("k", "payload bytes").is_ok());
+  EXPECT_EQ(*cache.load("k"), "payload bytes");
+  {
+    std::fstream file(cache.path_of("k"), std::ios::in | std::ios::out | std::ios::binary);
+    file.seekp(-1, std::ios::end);
+    file.put('X');
+  }
+  std::string why;
+  EXPECT_FALSE(cache.load("k", &why).has_value());
+  EXPECT_NE(why.find("hash"), std::string::npos) << why;
+  EXPECT_FALSE(std::filesystem::exists(cache.path_of("k")));
+}
+
+TEST(CubinCache, TheKeyCoversSourceOptionsAndArch) {
+  const std::string a = cubin_key("src", {"--gpu-architecture=sm_90a", "-DX=1"});
+  EXPECT_EQ(a, cubin_key("src", {"--gpu-architecture=sm_90a", "-DX=1"}));
+  EXPECT_NE(a, cubin_key("src2", {"--gpu-architecture=sm_90a", "-DX=1"}));
+  EXPECT_NE(a, cubin_key("src", {"--gpu-architecture=sm_80", "-DX=1"}));
+  EXPECT_NE(a, cubin_key("src", {"--gpu-architecture=sm_90a", "-DX=2"}));
+}
+
+TEST(CubinCache, TheDirectoryFollowsTheEnvironment) {
+  setenv("GEMMTUNE_CUBIN_CACHE", "/x/y", 1);
+  EXPECT_EQ(default_cubin_cache_dir(), "/x/y");
+  unsetenv("GEMMTUNE_CUBIN_CACHE");
+  setenv("XDG_CACHE_HOME", "/xdg", 1);
+  EXPECT_EQ(default_cubin_cache_dir(), "/xdg/gemmtune/cubins");
+  unsetenv("XDG_CACHE_HOME");
+  setenv("HOME", "/home/u", 1);
+  EXPECT_EQ(default_cubin_cache_dir(), "/home/u/.cache/gemmtune/cubins");
+}
+
+}  // namespace
+}  // namespace gemmtune::cuda

@@ -1,0 +1,181 @@
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include <cstdlib>
+#include <set>
+
+#include "backends/cuda/nvrtc_backend.h"
+#include "backends/cuda/nvrtc_config_space.h"
+#include "cuda/h100.h"
+
+namespace gemmtune::cuda {
+namespace {
+
+using testing::h100;
+
+Problem make(std::int64_t m, std::int64_t n, std::int64_t k, DType type, const char* layout = "nn",
+             bool tf32 = false) {
+  ProblemSpec spec = Problem::create(m, n, k, type, layout)->spec();
+  spec.allow_tf32 = tf32;
+  return *Problem::create(spec);
+}
+
+KernelConfig tile(int block_m, int block_n, int block_k, int stages, int warps) {
+  KernelConfig c = nvrtc_list_config({block_m, block_n, block_k, stages, warps}, 1);
+  c.group_m = kNvrtcGroupM;
+  return c;
+}
+
+TEST(NvrtcConfigSpace, NamedListsHaveTheirRowCounts) {
+  EXPECT_EQ(nvrtc_default_list().size(), 12u);
+  EXPECT_EQ(nvrtc_int8_list().size(), 8u);
+  EXPECT_EQ(nvrtc_tf32_list().size(), 8u);
+  EXPECT_EQ(nvrtc_exhaustive_entries().size(), 5u * 4 * 3 * 2 * 3 * 4);
+}
+
+TEST(NvrtcConfigSpace, EveryListRowIsWellFormedForItsDtype) {
+  const Problem big_f16 = make(4096, 4096, 4096, DType::f16);
+  const Problem big_s8 = make(4096, 4096, 4096, DType::s8);
+  const Problem big_tf32 = make(4096, 4096, 4096, DType::f32, "nn", true);
+  auto check_list = [](const std::vector<NvrtcListEntry>& list, const Problem& p) {
+    for (const NvrtcListEntry& e : list) {
+      const KernelConfig c = tile(e.block_m, e.block_n, e.block_k, e.stages, e.warps);
+      EXPECT_TRUE(nvrtc_can_implement(p, c, h100()).is_ok())
+          << c.to_string() << ": " << nvrtc_can_implement(p, c, h100()).message();
+    }
+  };
+  check_list(nvrtc_default_list(), big_f16);
+  check_list(nvrtc_int8_list(), big_s8);
+  check_list(nvrtc_tf32_list(), big_tf32);
+}
+
+TEST(NvrtcConfigSpace, F32WithoutTf32IsDeclinedWithTheReason) {
+  const Problem p = make(256, 256, 256, DType::f32);
+  EXPECT_TRUE(nvrtc_configs(p, SearchSpace::default_space, h100()).empty());
+  KernelConfig c = nvrtc_configs(make(256, 256, 256, DType::f32, "nn", true), SearchSpace::default_space, h100()).at(0);
+  Status s = nvrtc_can_implement(p, c, h100());
+  EXPECT_EQ(s.code(), ErrorCode::unsupported);
+  EXPECT_EQ(s.message(), "f32 without TF32 has no tensor-core path; cublaslt covers it");
+}
+
+TEST(NvrtcConfigSpace, Tf32FlagIsOnlyForF32AndShowsInTheKey) {
+  ProblemSpec spec = Problem::create(8, 8, 8, DType::f16)->spec();
+  spec.allow_tf32 = true;
+  EXPECT_EQ(Problem::create(spec).status().code(), ErrorCode::invalid_argument);
+  const Problem plain = make(8, 8, 8, DType::f32);
+  const Problem tf32 = make(8, 8, 8, DType::f32, "nn", true);
+  EXPECT_EQ(ProblemKey::of(plain).to_string(), "f32.f32.f32:nn:8x8x8:ld8.8.8:b0");
+  EXPECT_EQ(ProblemKey::of(tf32).to_string(), "f32.f32.f32:nn:8x8x8:ld8.8.8:b0:tf32");
+  EXPECT_FALSE(ProblemKey::of(plain) == ProblemKey::of(tf32));
+}
+
+TEST(NvrtcConfigSpace, SmallProblemsGetBlocksScaledDownToTheirDims) {
+  for (const KernelConfig& c : nvrtc_configs(make(20, 24, 16, DType::f16), SearchSpace::default_space, h100())) {
+    EXPECT_LE(c.block_k, 16) << c.to_string();
+    // 32 is next_power_of_2(20) and (24); only a warp layout may ask for more.
+    EXPECT_LE(c.block_m, 32) << c.to_string();
+    EXPECT_LE(c.block_n, 64) << c.to_string();
+  }
+}
+
+TEST(NvrtcConfigSpace, SkinnyShapesGetSplitKAndSquareOnesDoNot) {
+  bool skinny_split = false;
+  for (const KernelConfig& c : nvrtc_configs(make(32, 4096, 8192, DType::bf16), SearchSpace::default_space, h100())) {
+    skinny_split |= c.split_k > 1;
+  }
+  EXPECT_TRUE(skinny_split);
+  skinny_split = false;
+  for (const KernelConfig& c : nvrtc_configs(make(24, 200, 3000, DType::f16, "nt"), SearchSpace::default_space, h100())) {
+    skinny_split |= c.split_k > 1;
+  }
+  EXPECT_TRUE(skinny_split);
+  for (const KernelConfig& c : nvrtc_configs(make(4096, 4096, 4096, DType::bf16), SearchSpace::default_space, h100())) {
+    EXPECT_EQ(c.split_k, 1) << c.to_string();
+  }
+}
+
+TEST(NvrtcConfigSpace, ConfigsOverTheSharedMemoryLimitArePrunedWithTheReason) {
+  CudaInfo small = h100();
+  small.shared_memory_per_block_optin = 48 * 1024;
+  const Problem p = make(4096, 4096, 4096, DType::f16);
+  for (const KernelConfig& c : nvrtc_configs(p, SearchSpace::exhaustive, small)) {
+    EXPECT_LE(nvrtc_shared_memory_bytes(c, p), 48 * 1024);
+  }
+  Status s = check_nvrtc_limits(tile(256, 256, 128, 2, 8), p, small);
+  EXPECT_NE(s.message().find("shared memory"), std::string::npos) << s.message();
+}
+
+TEST(NvrtcConfigSpace, AccumulatorsThatWouldSpillArePruned) {
+  // 256·256 / 128 threads = 512 accumulators each
+  Status s = check_nvrtc_limits(tile(256, 256, 32, 1, 4), make(4096, 4096, 4096, DType::f16), h100());
+  EXPECT_NE(s.message().find("accumulators"), std::string::npos) << s.message();
+}
+
+TEST(NvrtcConfigSpace, WideS8TilesWhosePrefetchWouldSpillArePruned) {
+  // 128 accumulators pass the accumulator bound, but with 48 words of the next s8 k-tile in
+  // flight ptxas spilled kilobytes per thread.
+  Status s = check_nvrtc_limits(tile(128, 256, 128, 2, 8), make(4096, 4096, 4096, DType::s8), h100());
+  EXPECT_NE(s.message().find("registers"), std::string::npos) << s.message();
+  EXPECT_TRUE(check_nvrtc_limits(tile(128, 256, 32, 2, 8), make(4096, 4096, 4096, DType::f16), h100()).is_ok());
+}
+
+TEST(NvrtcConfigSpace, FaultConfigsNeedTheEnvironmentSwitch) {
+  const Problem p = make(64, 64, 64, DType::f16);
+  KernelConfig fault;
+  fault.algo = kFaultIllegalAddress;
+  unsetenv("GEMMTUNE_ALLOW_FAULT_CONFIGS");
+  EXPECT_EQ(nvrtc_can_implement(p, fault, h100()).code(), ErrorCode::unsupported);
+  setenv("GEMMTUNE_ALLOW_FAULT_CONFIGS", "1", 1);
+  EXPECT_TRUE(nvrtc_can_implement(p, fault, h100()).is_ok());
+  fault.algo = kFaultSpin;
+  EXPECT_TRUE(nvrtc_can_implement(p, fault, h100()).is_ok());
+  fault.algo = 9003;
+  EXPECT_FALSE(nvrtc_can_implement(p, fault, h100()).is_ok());
+  unsetenv("GEMMTUNE_ALLOW_FAULT_CONFIGS");
+  for (SearchSpace space : {SearchSpace::default_space, SearchSpace::exhaustive}) {
+    for (const KernelConfig& c : nvrtc_configs(p, space, h100())) EXPECT_EQ(c.algo, 0);
+  }
+}
+
+TEST(NvrtcConfigSpace, WarpLayoutsTileTheBlockWithWholeMmaTiles) {
+  auto layout = warp_layout(128, 128, 8);
+  ASSERT_TRUE(layout);
+  EXPECT_EQ(layout->warps_m * layout->warps_n, 8);
+  EXPECT_EQ(128 % (16 * layout->warps_m), 0);
+  EXPECT_FALSE(warp_layout(16, 16, 8));  // 8 warps need at least 16x64 or 128x8
+}
+
+rc::Gen<Problem> any_problem() {
+  return rc::gen::apply(
+      [](int m, int n, int k, int type, int layout, bool beta) {
+        static const DType types[] = {DType::f16, DType::bf16, DType::s8, DType::f32};
+        static const char* layouts[] = {"nn", "nt", "tn", "tt"};
+        ProblemSpec spec = Problem::create(m, n, k, types[type], layouts[layout])->spec();
+        spec.allow_tf32 = types[type] == DType::f32;
+        spec.beta = beta ? 1.0 : 0.0;
+        return *Problem::create(spec);
+      },
+      rc::gen::inRange(1, 10000), rc::gen::inRange(1, 10000), rc::gen::inRange(1, 10000), rc::gen::inRange(0, 4),
+      rc::gen::inRange(0, 4), rc::gen::arbitrary<bool>());
+}
+
+RC_GTEST_PROP(NvrtcConfigSpace, EveryGeneratedConfigIsImplementableFitsTheDeviceAndIsUnique, ()) {
+  const Problem p = *any_problem();
+  const SearchSpace space = *rc::gen::element(SearchSpace::default_space, SearchSpace::exhaustive);
+  const CudaInfo device = h100();
+  const auto configs = nvrtc_configs(p, space, device);
+  RC_ASSERT(!configs.empty());
+  RC_ASSERT(configs.size() <= (space == SearchSpace::exhaustive ? kNvrtcExhaustiveCap : kNvrtcDefaultCap));
+  std::set<KernelConfig> seen;
+  for (const KernelConfig& c : configs) {
+    RC_ASSERT(nvrtc_can_implement(p, c, device).is_ok());
+    RC_ASSERT(nvrtc_shared_memory_bytes(c, p) <= device.shared_memory_per_block_optin);
+    RC_ASSERT(std::int64_t(c.block_m) * c.block_n / (c.warps * 32) <= 128);
+    RC_ASSERT(c.warps * 32 <= device.max_threads_per_block);
+    RC_ASSERT(c.block_k % mma_k(p.a_type()) == 0);
+    RC_ASSERT(seen.insert(c).second);
+  }
+}
+
+}  // namespace
+}  // namespace gemmtune::cuda

@@ -1,0 +1,162 @@
+// Runs the cuda backend's kernels on a GPU and checks them against the host reference.
+// Skipped on machines without a CUDA device.
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "backends/cuda/cuda_backends.h"
+#include "backends/cuda/nvrtc_backend.h"
+#include "core/test_buffers.h"
+#include "core/verify.h"
+#include "cuda/h100.h"
+
+namespace gemmtune::cuda {
+namespace {
+
+#define SKIP_WITHOUT_GPU()                                          \
+  do {                                                              \
+    int count = 0;                                                  \
+    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {  \
+      cudaGetLastError();                                           \
+      GTEST_SKIP() << "no CUDA device";                             \
+    }                                                               \
+  } while (0)
+
+struct DeviceBuffer {
+  void* ptr = nullptr;
+  explicit DeviceBuffer(std::size_t bytes) { cudaMalloc(&ptr, bytes == 0 ? 1 : bytes); }
+  ~DeviceBuffer() { cudaFree(ptr); }
+};
+
+// Prepares each of the first `max_configs` configs (all when 0), runs it, checks C.
+void run_and_verify(const Problem& p, std::size_t max_configs = 0) {
+  testing::use_fresh_cubin_cache();
+  auto device = detect_device(0, host_cpu());
+  ASSERT_TRUE(device.is_ok()) << device.status().message();
+  auto backend = make_nvrtc_backend(device->cuda);
+  auto configs = backend->configs(p, SearchSpace::default_space);
+  ASSERT_FALSE(configs.empty()) << p.describe();
+  if (max_configs != 0 && configs.size() > max_configs) configs.resize(max_configs);
+
+  TestBuffers host(p, 42);
+  const ReferenceSample reference = compute_reference_sample(p, host);
+  const std::size_t a_bytes = std::size_t(p.a_elements()) * dtype_size(p.a_type());
+  const std::size_t b_bytes = std::size_t(p.b_elements()) * dtype_size(p.b_type());
+  const std::size_t c_bytes = std::size_t(p.c_elements()) * dtype_size(p.c_type());
+  DeviceBuffer a(a_bytes), b(b_bytes), c(c_bytes);
+  ASSERT_EQ(cudaMemcpy(a.ptr, host.a(), a_bytes, cudaMemcpyHostToDevice), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(b.ptr, host.b(), b_bytes, cudaMemcpyHostToDevice), cudaSuccess);
+  for (const KernelConfig& config : configs) {
+    SCOPED_TRACE(config.to_string() + " on " + p.describe());
+    auto kernel = backend->prepare(p, config);
+    ASSERT_TRUE(kernel.is_ok()) << kernel.status().message();
+    host.reset_c();
+    ASSERT_EQ(cudaMemcpy(c.ptr, host.c(), c_bytes, cudaMemcpyHostToDevice), cudaSuccess);
+    GemmArgs args{a.ptr, b.ptr, c.ptr, nullptr};
+    ASSERT_TRUE((*kernel)->run(args).is_ok());
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(host.c(), c.ptr, c_bytes, cudaMemcpyDeviceToHost), cudaSuccess);
+    const VerifyOutcome outcome = check_output(p, host, reference);
+    EXPECT_TRUE(outcome.ok) << outcome.reason << " (error " << outcome.error << ")";
+    EXPECT_EQ(host.check_guards(), "");
+  }
+}
+
+TEST(NvrtcLaunch, ASplitKKernelRunsFromSeveralThreadsOnTheirOwnStreams) {
+  SKIP_WITHOUT_GPU();
+  testing::use_fresh_cubin_cache();
+  const Problem p = testing::test_problem(24, 200, 3000, DType::f16, "nt", DType::f32, 0.0);
+  auto device = detect_device(0, host_cpu());
+  ASSERT_TRUE(device.is_ok());
+  auto backend = make_nvrtc_backend(device->cuda);
+  KernelConfig split;
+  for (const KernelConfig& c : backend->configs(p, SearchSpace::default_space)) {
+    if (c.split_k > 1) split = c;
+  }
+  ASSERT_GT(split.split_k, 1);
+  auto kernel = backend->prepare(p, split);
+  ASSERT_TRUE(kernel.is_ok()) << kernel.status().message();
+  TestBuffers host(p, 3);
+  const ReferenceSample reference = compute_reference_sample(p, host);
+  const std::size_t a_bytes = std::size_t(p.a_elements()) * dtype_size(p.a_type());
+  const std::size_t b_bytes = std::size_t(p.b_elements()) * dtype_size(p.b_type());
+  const std::size_t c_bytes = std::size_t(p.c_elements()) * dtype_size(p.c_type());
+  DeviceBuffer a(a_bytes), b(b_bytes);
+  ASSERT_EQ(cudaMemcpy(a.ptr, host.a(), a_bytes, cudaMemcpyHostToDevice), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(b.ptr, host.b(), b_bytes, cudaMemcpyHostToDevice), cudaSuccess);
+  constexpr int kThreads = 4;
+  std::vector<std::unique_ptr<DeviceBuffer>> outputs;
+  for (int t = 0; t < kThreads; ++t) outputs.push_back(std::make_unique<DeviceBuffer>(c_bytes));
+  std::vector<Status> statuses(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      cudaSetDevice(0);
+      cudaStream_t stream = nullptr;
+      cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+      for (int i = 0; i < 20 && statuses[t].is_ok(); ++i) statuses[t] = (*kernel)->run({a.ptr, b.ptr, outputs[t]->ptr, stream});
+      cudaStreamSynchronize(stream);
+      cudaStreamDestroy(stream);
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  for (int t = 0; t < kThreads; ++t) {
+    ASSERT_TRUE(statuses[t].is_ok()) << statuses[t].message();
+    ASSERT_EQ(cudaMemcpy(host.c(), outputs[t]->ptr, c_bytes, cudaMemcpyDeviceToHost), cudaSuccess);
+    const VerifyOutcome outcome = check_output(p, host, reference);
+    EXPECT_TRUE(outcome.ok) << "thread " << t << ": " << outcome.reason;
+  }
+}
+
+TEST(NvrtcLaunch, PrepareWithoutADeviceFailsWithAReasonAfterCompiling) {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) == cudaSuccess && count > 0) GTEST_SKIP() << "this machine has a CUDA device";
+  cudaGetLastError();
+  testing::use_fresh_cubin_cache();
+  auto backend = make_nvrtc_backend(testing::h100());
+  const Problem p = testing::test_problem(64, 64, 64, DType::f16, "nn", DType::f16, 0.0);
+  auto kernel = backend->prepare(p, backend->configs(p, SearchSpace::default_space).at(0));
+  ASSERT_FALSE(kernel.is_ok());
+  EXPECT_EQ(kernel.status().code(), ErrorCode::unavailable) << kernel.status().message();
+  EXPECT_EQ(nvrtc_compile_stats().compilations, 1u);
+}
+
+TEST(NvrtcLaunch, F16MatchesTheReferenceForEveryDefaultConfig) {
+  SKIP_WITHOUT_GPU();
+  run_and_verify(testing::test_problem(257, 129, 77, DType::f16, "nn", DType::f16, 0.0));
+}
+
+TEST(NvrtcLaunch, F16InEveryLayoutWithBetaAndPaddedC) {
+  SKIP_WITHOUT_GPU();
+  for (const char* layout : {"nn", "nt", "tn", "tt"}) run_and_verify(testing::test_problem(100, 70, 45, DType::f16, layout, DType::f32, 0.5, 80), 3);
+}
+
+TEST(NvrtcLaunch, Bf16MatchesTheReference) {
+  SKIP_WITHOUT_GPU();
+  run_and_verify(testing::test_problem(300, 200, 130, DType::bf16, "tn", DType::bf16, 1.0), 4);
+}
+
+TEST(NvrtcLaunch, Tf32MatchesTheReference) {
+  SKIP_WITHOUT_GPU();
+  run_and_verify(testing::test_problem(129, 257, 99, DType::f32, "nt", DType::f32, 0.0), 4);
+}
+
+TEST(NvrtcLaunch, Int8MatchesTheReferenceExactly) {
+  SKIP_WITHOUT_GPU();
+  run_and_verify(testing::test_problem(130, 90, 200, DType::s8, "tt", DType::s32, 1.0), 4);
+}
+
+TEST(NvrtcLaunch, SplitKOfASkinnyShapeMatchesTheReference) {
+  SKIP_WITHOUT_GPU();
+  run_and_verify(testing::test_problem(17, 300, 4099, DType::f16, "nn", DType::f16, 0.0));
+  run_and_verify(testing::test_problem(9, 64, 2100, DType::s8, "nt", DType::s32, 0.0));
+}
+
+TEST(NvrtcLaunch, ZeroSizedProblemsRunAndKZeroScalesC) {
+  SKIP_WITHOUT_GPU();
+  run_and_verify(testing::test_problem(33, 40, 0, DType::f16, "nn", DType::f32, 0.5), 2);
+}
+
+}  // namespace
+}  // namespace gemmtune::cuda
