@@ -16,7 +16,9 @@ gemmtune::cuda::VerifyReply verify(const gemmtune::cuda::VerifyRequest& request)
   auto problem = Problem::create(request.problem);
   auto device = find_device("cuda:" + std::to_string(request.device));
   if (!problem.is_ok() || !device.is_ok()) {
-    reply.reason = !problem.is_ok() ? problem.status().message() : device.status().message();
+    const Status& failed = !problem.is_ok() ? problem.status() : device.status();
+    reply.reason = failed.message();
+    reply.code = failed.code();
     return reply;
   }
   const BackendList backends = create_backends(*device);
@@ -26,21 +28,25 @@ gemmtune::cuda::VerifyReply verify(const gemmtune::cuda::VerifyRequest& request)
   }
   if (backend == nullptr) {
     reply.reason = "no backend " + request.backend;
+    reply.code = ErrorCode::not_found;
     return reply;
   }
   auto kernel = backend->prepare(*problem, request.config);
   if (!kernel.is_ok()) {
     reply.reason = kernel.status().message();
+    reply.code = kernel.status().code();
     return reply;
   }
   auto harness = create_harness(*device);
   Status ready = harness.is_ok() ? (*harness)->prepare(*problem, request.seed) : harness.status();
   if (!ready.is_ok()) {
     reply.reason = ready.message();
+    reply.code = ready.code();
     return reply;
   }
   Status ran = run_guarded(**kernel, (*harness)->args());
   if (!ran.is_ok()) {
+    // A kernel that faults at run time is a bad kernel, not a missing device.
     reply.reason = ran.message();
     return reply;
   }
@@ -62,6 +68,7 @@ int main() {
       reply = verify(*request);
     } else {
       reply.reason = request.status().message();
+      reply.code = request.status().code();
     }
     std::cout << gemmtune::cuda::encode(reply) << std::endl;
   }

@@ -1,8 +1,8 @@
-// CUDA, driver, NVRTC and cuBLASLt return codes as Status, naming the call that failed.
+// CUDA runtime, NVRTC and cuBLASLt return codes as Status, naming the call that failed. (The
+// driver API is resolved at run time, not linked; nvrtc_backend.cc checks its results itself.)
 #pragma once
 
 #include <cublasLt.h>
-#include <cuda.h>
 #include <cuda_runtime.h>
 #include <nvrtc.h>
 
@@ -16,16 +16,6 @@ inline Status check(cudaError_t code, const char* what) {
   if (code == cudaSuccess) return Status::ok();
   return Status(ErrorCode::unavailable, std::string(what) + ": " + cudaGetErrorName(code) + " (" +
                                             cudaGetErrorString(code) + ")");
-}
-
-inline Status check(CUresult code, const char* what) {
-  if (code == CUDA_SUCCESS) return Status::ok();
-  const char* name = nullptr;
-  const char* text = nullptr;
-  cuGetErrorName(code, &name);
-  cuGetErrorString(code, &text);
-  return Status(ErrorCode::unavailable, std::string(what) + ": " + (name ? name : "CUresult " + std::to_string(code)) +
-                                            " (" + (text ? text : "") + ")");
 }
 
 inline Status check(nvrtcResult code, const char* what) {

@@ -4,6 +4,8 @@
 #include <mutex>
 
 #include "cubin_cache.h"
+#include <cuda.h>
+
 #include "cuda_backends.h"
 #include "cuda_check.h"
 #include "nvrtc_config_space.h"
@@ -190,6 +192,8 @@ class NvrtcBackend final : public Backend {
 
   std::string_view name() const override { return "cuda"; }
   std::string version() const override { return nvrtc_backend_version(); }
+  // Process-wide: the cubin cache and its counters are shared by every instance.
+  std::int64_t compilations() const override { return std::int64_t(nvrtc_compile_stats().compilations); }
 
   std::vector<KernelConfig> configs(const Problem& problem, SearchSpace space) const override {
     return nvrtc_configs(problem, space, device_);

@@ -70,7 +70,7 @@ class Worker {
     if (!decoded->ok) {
       // A failed kernel may have left the worker's context unusable: start afresh next time.
       stop();
-      return Status(ErrorCode::wrong_result, "worker: " + decoded->reason);
+      return Status(decoded->code == ErrorCode::ok ? ErrorCode::wrong_result : decoded->code, "worker: " + decoded->reason);
     }
     return Status::ok();
   }

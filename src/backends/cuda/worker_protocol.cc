@@ -25,7 +25,7 @@ std::string encode(const VerifyRequest& r) {
 }
 
 std::string encode(const VerifyReply& r) {
-  return nlohmann::json{{"ok", r.ok}, {"error", r.error}, {"reason", r.reason}}.dump();
+  return nlohmann::json{{"ok", r.ok}, {"error", r.error}, {"reason", r.reason}, {"code", int(r.code)}}.dump();
 }
 
 Result<VerifyRequest> decode_request(const std::string& line) {
@@ -59,7 +59,12 @@ Result<VerifyRequest> decode_request(const std::string& line) {
 Result<VerifyReply> decode_reply(const std::string& line) {
   try {
     const nlohmann::json j = nlohmann::json::parse(line);
-    return VerifyReply{j.at("ok").get<bool>(), j.at("error").get<double>(), j.at("reason").get<std::string>()};
+    const int code = j.value("code", int(ErrorCode::wrong_result));
+    if (code < int(ErrorCode::ok) || code > int(ErrorCode::internal)) {
+      return Status(ErrorCode::corrupt_data, "bad verify reply: unknown error code " + std::to_string(code));
+    }
+    return VerifyReply{j.at("ok").get<bool>(), j.at("error").get<double>(), j.at("reason").get<std::string>(),
+                       ErrorCode(code)};
   } catch (const nlohmann::json::exception& e) {
     return Status(ErrorCode::corrupt_data, std::string("bad verify reply: ") + e.what());
   }

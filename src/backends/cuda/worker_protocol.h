@@ -21,6 +21,10 @@ struct VerifyReply {
   bool ok = false;
   double error = -1;
   std::string reason;
+  // Why it failed: wrong_result when the kernel ran and disagreed with the reference; the code of
+  // the failing step otherwise (unavailable when the worker sees no device), so the caller can
+  // tell a bad kernel from a missing GPU.
+  ErrorCode code = ErrorCode::wrong_result;
 };
 
 std::string encode(const VerifyRequest& request);
