@@ -1,5 +1,6 @@
 #include "reference_gemm.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace gemmtune {
@@ -30,41 +31,59 @@ void store_from_double(void* data, DType type, std::int64_t index, double value)
   }
 }
 
-void reference_rows(const Problem& p, const void* a, const void* b, const void* c_in,
-                    std::int64_t row_begin, std::int64_t row_end, std::vector<double>& out) {
+namespace {
+
+// B converted once, row-major k×n in double, so each row's inner loop runs over contiguous
+// memory and the conversion is paid once per call rather than once per row.
+std::vector<double> b_as_double_rows(const Problem& p, const void* b) {
   const std::int64_t n = p.n();
-  out.assign(std::size_t((row_end - row_begin) * n), 0.0);
-  // B converted once per call, row-major k×n, so the inner loop runs over contiguous memory.
   std::vector<double> b_rows(std::size_t(p.k() * n));
   for (std::int64_t kk = 0; kk < p.k(); ++kk) {
     for (std::int64_t j = 0; j < n; ++j) b_rows[std::size_t(kk * n + j)] = load_as_double(b, p.b_type(), p.b_index(kk, j));
   }
-  for (std::int64_t i = row_begin; i < row_end; ++i) {
-    double* row = &out[std::size_t((i - row_begin) * n)];
-    for (std::int64_t kk = 0; kk < p.k(); ++kk) {
-      const double a_ik = load_as_double(a, p.a_type(), p.a_index(i, kk));
-      const double* b_row = &b_rows[std::size_t(kk * n)];
-      for (std::int64_t j = 0; j < n; ++j) row[j] += a_ik * b_row[j];
-    }
-    for (std::int64_t j = 0; j < n; ++j) {
-      double value = p.alpha() * row[j];
-      if (p.beta() != 0.0) value += p.beta() * load_as_double(c_in, p.c_type(), p.c_index(i, j));
-      row[j] = value;
-    }
+  return b_rows;
+}
+
+// Row i of alpha·A·B + beta·C into row[0, n).
+void reference_row(const Problem& p, const void* a, const std::vector<double>& b_rows, const void* c_in, std::int64_t i,
+                   double* row) {
+  const std::int64_t n = p.n();
+  std::fill(row, row + n, 0.0);
+  for (std::int64_t kk = 0; kk < p.k(); ++kk) {
+    const double a_ik = load_as_double(a, p.a_type(), p.a_index(i, kk));
+    const double* b_row = &b_rows[std::size_t(kk * n)];
+    for (std::int64_t j = 0; j < n; ++j) row[j] += a_ik * b_row[j];
+  }
+  for (std::int64_t j = 0; j < n; ++j) {
+    double value = p.alpha() * row[j];
+    if (p.beta() != 0.0) value += p.beta() * load_as_double(c_in, p.c_type(), p.c_index(i, j));
+    row[j] = value;
   }
 }
 
+}  // namespace
+
+void reference_rows(const Problem& p, const void* a, const void* b, const void* c_in, std::span<const std::int64_t> rows,
+                    std::vector<double>& out) {
+  const std::int64_t n = p.n();
+  out.assign(rows.size() * std::size_t(n), 0.0);
+  const std::vector<double> b_rows = b_as_double_rows(p, b);
+  for (std::size_t r = 0; r < rows.size(); ++r) reference_row(p, a, b_rows, c_in, rows[r], &out[r * std::size_t(n)]);
+}
+
+void reference_rows(const Problem& p, const void* a, const void* b, const void* c_in,
+                    std::int64_t row_begin, std::int64_t row_end, std::vector<double>& out) {
+  std::vector<std::int64_t> rows;
+  for (std::int64_t i = row_begin; i < row_end; ++i) rows.push_back(i);
+  reference_rows(p, a, b, c_in, rows, out);
+}
+
 void reference_gemm(const Problem& p, const void* a, const void* b, void* c) {
-  std::vector<double> rows;
-  constexpr std::int64_t kRowsPerStep = 64;
-  for (std::int64_t i0 = 0; i0 < p.m(); i0 += kRowsPerStep) {
-    const std::int64_t i1 = std::min(p.m(), i0 + kRowsPerStep);
-    reference_rows(p, a, b, c, i0, i1, rows);
-    for (std::int64_t i = i0; i < i1; ++i) {
-      for (std::int64_t j = 0; j < p.n(); ++j) {
-        store_from_double(c, p.c_type(), p.c_index(i, j), rows[std::size_t((i - i0) * p.n() + j)]);
-      }
-    }
+  const std::vector<double> b_rows = b_as_double_rows(p, b);
+  std::vector<double> row(std::size_t(p.n()));
+  for (std::int64_t i = 0; i < p.m(); ++i) {
+    reference_row(p, a, b_rows, c, i, row.data());
+    for (std::int64_t j = 0; j < p.n(); ++j) store_from_double(c, p.c_type(), p.c_index(i, j), row[std::size_t(j)]);
   }
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "gemmtune/problem.h"
@@ -18,6 +19,10 @@ void store_from_double(void* data, DType type, std::int64_t index, double value)
 // (row-major, (row_end - row_begin) × n). `c_in` is read only when beta != 0.
 void reference_rows(const Problem& problem, const void* a, const void* b, const void* c_in,
                     std::int64_t row_begin, std::int64_t row_end, std::vector<double>& out);
+
+// The listed rows of C, in that order (rows.size() × n); B is converted once for all of them.
+void reference_rows(const Problem& problem, const void* a, const void* b, const void* c_in,
+                    std::span<const std::int64_t> rows, std::vector<double>& out);
 
 // The full product into C, in C's dtype.
 void reference_gemm(const Problem& problem, const void* a, const void* b, void* c);

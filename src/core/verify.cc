@@ -30,12 +30,7 @@ ReferenceSample compute_reference_sample(const Problem& p, const TestBuffers& bu
     for (std::int64_t t = 0; t < budget_rows; ++t) sample.rows.push_back(t * (p.m() - 1) / (budget_rows - 1));
     sample.rows.erase(std::unique(sample.rows.begin(), sample.rows.end()), sample.rows.end());
   }
-  sample.values.reserve(sample.rows.size() * std::size_t(p.n()));
-  std::vector<double> row;
-  for (std::int64_t i : sample.rows) {
-    reference_rows(p, buffers.a(), buffers.b(), buffers.c_initial(), i, i + 1, row);
-    sample.values.insert(sample.values.end(), row.begin(), row.end());
-  }
+  reference_rows(p, buffers.a(), buffers.b(), buffers.c_initial(), sample.rows, sample.values);
   return sample;
 }
 

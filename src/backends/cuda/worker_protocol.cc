@@ -18,6 +18,7 @@ std::string encode(const VerifyRequest& r) {
                       {"ldc", p.ldc},
                       {"alpha", p.alpha},
                       {"beta", p.beta},
+                      {"allow_tf32", p.allow_tf32},
                       {"backend", r.backend},
                       {"config", r.config.to_string()},
                       {"seed", r.seed}};
@@ -47,6 +48,7 @@ Result<VerifyRequest> decode_request(const std::string& line) {
     p.ldc = j.at("ldc").get<std::int64_t>();
     p.alpha = j.at("alpha").get<double>();
     p.beta = j.at("beta").get<double>();
+    p.allow_tf32 = j.at("allow_tf32").get<bool>();
     r.backend = j.at("backend").get<std::string>();
     GEMMTUNE_ASSIGN_OR_RETURN(r.config, KernelConfig::parse(j.at("config").get<std::string>()));
     r.seed = j.at("seed").get<std::uint64_t>();

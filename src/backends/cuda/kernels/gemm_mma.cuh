@@ -266,14 +266,19 @@ __device__ __forceinline__ void gt_tile_mma(const gt_u32* a_tile, const gt_u32* 
   }
 }
 
+#if GEMMTUNE_FAULT == 2
+__device__ int gemmtune_fault_never_set = 0;
+#endif
+
 GT_KERNEL_LINKAGE __global__ void __launch_bounds__(GT_THREADS)
     gemmtune_gemm(const gt_in_t* a, const gt_in_t* b, gt_out_t* c, gt_acc_t* workspace, long long m, long long n,
                   long long k, long long lda, long long ldb, long long ldc, float alpha, float beta) {
 #if GEMMTUNE_FAULT == 1
   if (threadIdx.x == 0) *(volatile int*)(0xdead00000000ull + 8 * blockIdx.x) = 1;
 #elif GEMMTUNE_FAULT == 2
-  volatile int spin = 1;
-  while (spin) {
+  // Spin on a volatile load from global memory that nothing ever changes: a loop on a local
+  // variable, volatile or not, may be folded away by the compiler.
+  while (*(volatile int*)&gemmtune_fault_never_set == 0) {
   }
 #endif
 #ifdef GT_HOST_EMULATION

@@ -1,0 +1,53 @@
+// The worker's request and reply lines: every field survives the trip, and a bad line is
+// corrupt data with a message rather than a crash.
+#include <gtest/gtest.h>
+
+#include "backends/cuda/worker_protocol.h"
+
+namespace gemmtune::cuda {
+namespace {
+
+TEST(WorkerProtocol, RequestRoundTripsEveryProblemFieldIncludingTf32) {
+  VerifyRequest request;
+  request.device = 1;
+  request.problem = Problem::create(129, 257, 99, DType::f32, "nt")->spec();
+  request.problem.allow_tf32 = true;
+  request.problem.alpha = 0.75;
+  request.problem.beta = 0.5;
+  request.backend = "cuda";
+  request.config = *KernelConfig::parse("bm=64 bn=64 bk=32 stages=2 warps=4 gm=8 splitk=1");
+  request.seed = 42;
+  auto decoded = decode_request(encode(request));
+  ASSERT_TRUE(decoded.is_ok()) << decoded.status().message();
+  EXPECT_TRUE(decoded->problem.allow_tf32);
+  EXPECT_EQ(decoded->problem.m, 129);
+  EXPECT_EQ(decoded->problem.b_layout, request.problem.b_layout);
+  EXPECT_EQ(decoded->problem.alpha, 0.75);
+  EXPECT_EQ(decoded->config, request.config);
+  EXPECT_EQ(decoded->seed, 42u);
+}
+
+TEST(WorkerProtocol, ReplyCarriesTheErrorCodeOfTheFailingStep) {
+  VerifyReply reply;
+  reply.reason = "device 'cuda:0': no CUDA device";
+  reply.code = ErrorCode::unavailable;
+  auto decoded = decode_reply(encode(reply));
+  ASSERT_TRUE(decoded.is_ok()) << decoded.status().message();
+  EXPECT_FALSE(decoded->ok);
+  EXPECT_EQ(decoded->code, ErrorCode::unavailable);
+  EXPECT_EQ(decoded->reason, reply.reason);
+}
+
+TEST(WorkerProtocol, MalformedLinesAreCorruptDataWithAMessage) {
+  for (const char* line : {"", "{", "{\"ok\": true}", "[1,2]", "{\"ok\":false,\"error\":0,\"reason\":\"x\",\"code\":99}"}) {
+    auto reply = decode_reply(line);
+    ASSERT_FALSE(reply.is_ok()) << line;
+    EXPECT_EQ(reply.status().code(), ErrorCode::corrupt_data) << line;
+    auto request = decode_request(line);
+    ASSERT_FALSE(request.is_ok()) << line;
+    EXPECT_FALSE(request.status().message().empty());
+  }
+}
+
+}  // namespace
+}  // namespace gemmtune::cuda
