@@ -46,6 +46,15 @@ TEST(NearestHint, TiesGoToTheLowestIndex) {
   EXPECT_EQ(nearest_hint(hints, {128, 128, 128}), 0);  // exactly between: 1 each way per dim
 }
 
+TEST(NearestHint, FallbackOrderIsNearestFirstWithTiesByIndex) {
+  const std::vector<std::array<std::int64_t, 3>> hints = {{64, 64, 64}, {256, 256, 256}, {4096, 4096, 4096}};
+  // 1500: 8.7 from 4096, 15.3 from 256, 27.3 from 64 (sums over the six tensor dims).
+  EXPECT_EQ(hints_by_distance(hints, {1500, 1500, 1500}), (std::vector<int>{2, 1, 0}));
+  EXPECT_EQ(hints_by_distance(hints, {100, 100, 100}), (std::vector<int>{0, 1, 2}));
+  const std::vector<std::array<std::int64_t, 3>> two = {{64, 64, 64}, {256, 256, 256}};
+  EXPECT_EQ(hints_by_distance(two, {128, 128, 128}), (std::vector<int>{0, 1}));  // a tie: lower index first
+}
+
 TEST(Route, ParsesEveryPolicyAndRejectsOthers) {
   EXPECT_EQ(Route::parse("benchmark")->policy, RoutePolicy::benchmark);
   EXPECT_EQ(Route::parse("distance")->policy, RoutePolicy::distance);

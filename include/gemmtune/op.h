@@ -92,5 +92,9 @@ class GemmOp {
 // `shape` by sum over the dims of A (m, k), B (k, n) and C (m, n) of |log2 hint − log2 actual|
 // (dims below 1 count as 1). Ties go to the lowest index, the smallest hint as listed.
 int nearest_hint(const std::vector<std::array<std::int64_t, 3>>& hint_shapes, const std::array<std::int64_t, 3>& shape);
+// Every hint, nearest first by the same distance; ties keep the lower index first. The distance
+// route falls back along this order when a nearer sub-kernel cannot run the shape.
+std::vector<int> hints_by_distance(const std::vector<std::array<std::int64_t, 3>>& hint_shapes,
+                                   const std::array<std::int64_t, 3>& shape);
 
 }  // namespace gemmtune

@@ -1,5 +1,6 @@
 #include "gemmtune/op.h"
 
+#include <algorithm>
 #include <cmath>
 #include <mutex>
 #include <optional>
@@ -40,23 +41,28 @@ std::string Route::to_string() const {
   return "?";
 }
 
-int nearest_hint(const std::vector<std::array<std::int64_t, 3>>& hint_shapes, const std::array<std::int64_t, 3>& shape) {
+std::vector<int> hints_by_distance(const std::vector<std::array<std::int64_t, 3>>& hint_shapes,
+                                   const std::array<std::int64_t, 3>& shape) {
   auto lg = [](std::int64_t v) { return std::log2(double(std::max<std::int64_t>(1, v))); };
   // Dims of A (m, k), B (k, n) and C (m, n): inputs and output alike, as Inductor's
   // SizeHintMultiKernelCall measures them.
   constexpr int kTensorDims[6] = {0, 2, 2, 1, 0, 1};
-  int best = -1;
-  double best_distance = 0;
+  std::vector<double> distance(hint_shapes.size(), 0.0);
   for (std::size_t h = 0; h < hint_shapes.size(); ++h) {
-    double distance = 0;
-    for (int d : kTensorDims) distance += std::fabs(lg(hint_shapes[h][std::size_t(d)]) - lg(shape[std::size_t(d)]));
-    // Strictly smaller: a tie keeps the earlier (lower-index) hint.
-    if (best < 0 || distance < best_distance - 1e-12) {
-      best = int(h);
-      best_distance = distance;
-    }
+    for (int d : kTensorDims) distance[h] += std::fabs(lg(hint_shapes[h][std::size_t(d)]) - lg(shape[std::size_t(d)]));
   }
-  return best;
+  std::vector<int> order(hint_shapes.size());
+  for (std::size_t h = 0; h < order.size(); ++h) order[h] = int(h);
+  // Stable and with a tolerance: a tie keeps the earlier (lower-index) hint first.
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    return distance[std::size_t(a)] < distance[std::size_t(b)] - 1e-12;
+  });
+  return order;
+}
+
+int nearest_hint(const std::vector<std::array<std::int64_t, 3>>& hint_shapes, const std::array<std::int64_t, 3>& shape) {
+  const std::vector<int> order = hints_by_distance(hint_shapes, shape);
+  return order.empty() ? -1 : order.front();
 }
 
 struct GemmOp::Impl {
@@ -111,7 +117,20 @@ struct GemmOp::Impl {
     if (route.policy == RoutePolicy::fixed) {
       routed.sub = route.fixed_index;
     } else if (route.policy == RoutePolicy::distance || subs.size() == 1) {
-      routed.sub = hint_to_sub[std::size_t(nearest_hint(hint_shapes, {problem.m(), problem.n(), problem.k()}))];
+      // The nearest hint's sub-kernel; when it cannot run this shape (a cuBLASLt heuristic
+      // rank that this shape's heuristics do not reach, say), the next nearest.
+      Status last = unsupported("the op has no sub-kernels");
+      for (int hint : hints_by_distance(hint_shapes, {problem.m(), problem.n(), problem.k()})) {
+        routed.sub = hint_to_sub[std::size_t(hint)];
+        const SubKernel& sub = subs[std::size_t(routed.sub)];
+        auto kernel = session.kernel(problem, sub.backend, sub.config);
+        if (kernel.is_ok()) {
+          routed.kernel = std::move(kernel).value();
+          return routed;
+        }
+        last = kernel.status();
+      }
+      return last;
     } else {
       return benchmark(problem);
     }

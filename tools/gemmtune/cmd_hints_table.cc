@@ -2,7 +2,9 @@
 // one hint alone, run at every runtime size; "after": the multi-kernel op (one sub-kernel per
 // hint, shapes routed), run at every runtime size; "best": what a full tuning of each runtime
 // size reaches. Times in ms.
+#include <cmath>
 #include <cstdio>
+#include <limits>
 #include <fstream>
 #include <iostream>
 
@@ -28,6 +30,10 @@ class OpKernel final : public GemmKernel {
   KernelConfig config_;
 };
 
+// A cell whose kernel cannot run that size: a cuBLASLt choice is "the heuristics' r-th algorithm",
+// and a smaller or odd size may rank fewer than r. Printed "n/a", null in JSON, blank in plots.
+constexpr double kCannotRun = std::numeric_limits<double>::quiet_NaN();
+
 struct Table {
   std::vector<std::int64_t> hints, runtime;
   std::vector<std::vector<double>> before, after;  // [hint][runtime], ms
@@ -39,7 +45,11 @@ std::string format_row(const std::string& label, const std::vector<double>& ms) 
   std::string row = label;
   char cell[32];
   for (double v : ms) {
-    std::snprintf(cell, sizeof cell, " %10.4f", v);
+    if (std::isnan(v)) {
+      std::snprintf(cell, sizeof cell, " %10s", "n/a");
+    } else {
+      std::snprintf(cell, sizeof cell, " %10.4f", v);
+    }
     row += cell;
   }
   return row + "\n";
@@ -54,7 +64,13 @@ Status write_plot(const Table& t, const std::string& path, const std::string& ti
     const auto& rows = table == 0 ? t.before : t.after;
     for (std::size_t h = 0; h < rows.size(); ++h) {
       for (std::size_t r = 0; r < t.runtime.size(); ++r) {
-        out << r << ' ' << h << ' ' << rows[h][r] / t.best[r] << '\n';
+        const double ratio = rows[h][r] / t.best[r];
+        out << r << ' ' << h << ' ';
+        if (std::isnan(ratio)) {
+          out << "NaN\n";  // gnuplot leaves it blank
+        } else {
+          out << ratio << '\n';
+        }
       }
       out << '\n';
     }
@@ -175,11 +191,12 @@ int run_hints_table(int argc, char** argv) {
       auto problem = problem_at(r);
       auto kernel = (*session)->kernel(*problem, report->best_choice()->backend, report->best_choice()->config);
       if (!kernel.is_ok()) {
-        row.push_back(-1);
+        row.push_back(kCannotRun);
         continue;
       }
       auto stats = (*session)->time_kernels(*problem, {kernel->get()}, timing);
-      row.push_back(stats[0].is_ok() ? stats[0]->median_us / 1000.0 : -1);
+      if (!stats[0].is_ok()) return fail(stats[0].status());
+      row.push_back(stats[0]->median_us / 1000.0);
     }
     table.before.push_back(row);
   }
@@ -202,7 +219,8 @@ int run_hints_table(int argc, char** argv) {
       Status routed = (*op)->route(d[0], d[1], d[2]).status();
       if (!routed.is_ok()) return fail(routed);
       auto stats = (*session)->time_kernels(*problem_at(r), {&kernel}, timing);
-      row.push_back(stats[0].is_ok() ? stats[0]->median_us / 1000.0 : -1);
+      if (!stats[0].is_ok()) return fail(stats[0].status());
+      row.push_back(stats[0]->median_us / 1000.0);
     }
     table.after.push_back(row);
   }
@@ -217,7 +235,8 @@ int run_hints_table(int argc, char** argv) {
     nlohmann::json out = {{"hints", table.hints},     {"runtime", table.runtime}, {"before", table.before},
                           {"after", table.after},     {"best", table.best},       {"best_pick", table.best_pick},
                           {"route", route->to_string()}, {"dtype", dtype_name(*dtype)},
-                          {"device", device_json((*session)->device())}, {"unit", "ms"}};
+                          {"device", device_json((*session)->device())}, {"unit", "ms"},
+                          {"null", "the hint's kernel cannot run that size"}};
     std::cout << out.dump(2) << "\n";
     return kExitOk;
   }
