@@ -181,5 +181,72 @@ TEST(GemmOp, ManyThreadsRunningNewAndKnownShapesGetCorrectResults) {
   EXPECT_EQ(failures.load(), 0);
 }
 
+// Session::gemm with routing on: the family's first shape builds its op; later new shapes are
+// served by the op's sub-kernels without a tuning of their own, and compute the right product.
+TEST(SessionRouting, NewShapesOfAFamilyAreRoutedToTheHintSubKernels) {
+  SessionOptions options = fast_options();
+  options.store.mode = StoreMode::off;
+  options.routing.route = *Route::parse("distance");
+  options.routing.dynamic_dims = "m";
+  options.routing.hints = {8, 64};
+  auto session = *Session::create(options);
+  for (std::int64_t m : {8, 20, 64, 3, 100}) {
+    const Problem p = *Problem::create(m, 24, 40, DType::f32, "nt");
+    TestBuffers buffers(p, std::uint64_t(m));
+    std::vector<float> expected(std::size_t(p.c_elements())), c(expected.size());
+    reference_gemm(p, buffers.a(), buffers.b(), expected.data());
+    ASSERT_TRUE(session->gemm(p, buffers.a(), buffers.b(), c.data()).is_ok()) << "m=" << m;
+    for (std::size_t e = 0; e < c.size(); ++e) ASSERT_NEAR(c[e], expected[e], 1e-4) << "m=" << m << " element " << e;
+  }
+  // The hints were tuned (picks of their own); the other shapes were routed.
+  EXPECT_FALSE(session->pick(*Problem::create(8, 24, 40, DType::f32, "nt"))->routed);
+  EXPECT_FALSE(session->pick(*Problem::create(64, 24, 40, DType::f32, "nt"))->routed);
+  for (std::int64_t m : {20, 3, 100}) {
+    auto pick = session->pick(*Problem::create(m, 24, 40, DType::f32, "nt"));
+    ASSERT_TRUE(pick.is_ok()) << pick.status().message();
+    EXPECT_TRUE(pick->routed) << "m=" << m;
+  }
+  // Another n is another family: it gets an op of its own.
+  const Problem other = *Problem::create(20, 32, 40, DType::f32, "nt");
+  TestBuffers buffers(other, 7);
+  std::vector<float> c(std::size_t(other.c_elements()));
+  ASSERT_TRUE(session->gemm(other, buffers.a(), buffers.b(), c.data()).is_ok());
+  EXPECT_TRUE(session->pick(other)->routed);
+}
+
+TEST(SessionRouting, PaddedOperandsAlongADynamicDimAreTunedInsteadOfRouted) {
+  SessionOptions options = fast_options();
+  options.store.mode = StoreMode::off;
+  options.routing.route = *Route::parse("distance");
+  options.routing.dynamic_dims = "k";
+  options.routing.hints = {8};
+  auto session = *Session::create(options);
+  ProblemSpec spec;
+  spec.m = 5;
+  spec.n = 6;
+  spec.k = 7;
+  spec.lda = 16;  // A row-major m×k with k dynamic: padded, so it fits no family
+  const Problem p = *Problem::create(spec);
+  TestBuffers buffers(p, 3);
+  std::vector<float> c(std::size_t(p.c_elements()));
+  ASSERT_TRUE(session->gemm(p, buffers.a(), buffers.b(), c.data()).is_ok());
+  EXPECT_FALSE(session->pick(p)->routed);
+  EXPECT_FALSE(family_of(p, "k").has_value());
+  EXPECT_TRUE(family_of(p, "n").has_value());
+}
+
+TEST(SessionRouting, BadRoutingOptionsAreRejectedAtCreate) {
+  for (const char* dims : {"", "x", "mm", "mnkq"}) {
+    SessionOptions options = fast_options();
+    options.routing.dynamic_dims = dims;
+    auto session = Session::create(options);
+    ASSERT_FALSE(session.is_ok()) << dims;
+    EXPECT_NE(session.status().message().find("dynamic_dims"), std::string::npos) << session.status().message();
+  }
+  SessionOptions options = fast_options();
+  options.routing.hints = {64, 0};
+  EXPECT_FALSE(Session::create(options).is_ok());
+}
+
 }  // namespace
 }  // namespace gemmtune

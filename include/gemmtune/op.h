@@ -9,12 +9,14 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "gemmtune/config.h"
 #include "gemmtune/problem.h"
+#include "gemmtune/route.h"
 #include "gemmtune/session.h"
 #include "gemmtune/status.h"
 
@@ -22,21 +24,6 @@ namespace gemmtune {
 
 // Marks a dim of a family as dynamic.
 inline constexpr std::int64_t kDynamic = -1;
-
-enum class RoutePolicy {
-  benchmark,  // time every sub-kernel on the new shape, keep the fastest
-  distance,   // the sub-kernel whose hint shape is nearest in log2 distance; no timing
-  autotune,   // a full tuning of the new shape
-  fixed,      // always sub-kernel `fixed_index` (for performance testing)
-};
-
-struct Route {
-  RoutePolicy policy = RoutePolicy::benchmark;
-  int fixed_index = 0;
-  // "benchmark", "distance", "autotune", "fixed:I"
-  static Result<Route> parse(std::string_view text);
-  std::string to_string() const;
-};
 
 struct GemmOpOptions {
   std::vector<std::int64_t> hints = {64, 256, 4096};
@@ -94,6 +81,11 @@ class GemmOp {
 int nearest_hint(const std::vector<std::array<std::int64_t, 3>>& hint_shapes, const std::array<std::int64_t, 3>& shape);
 // Every hint, nearest first by the same distance; ties keep the lower index first. The distance
 // route falls back along this order when a nearer sub-kernel cannot run the shape.
+// The family a problem belongs to when `dynamic_dims` (letters of "mnk") vary: its spec with
+// those dims set to kDynamic. nullopt when an operand spanning a dynamic dim has a padded
+// leading dimension (an op's operands are tight).
+std::optional<ProblemSpec> family_of(const Problem& problem, std::string_view dynamic_dims);
+
 std::vector<int> hints_by_distance(const std::vector<std::array<std::int64_t, 3>>& hint_shapes,
                                    const std::array<std::int64_t, 3>& shape);
 

@@ -10,6 +10,7 @@
 #include "gemmtune/config.h"
 #include "gemmtune/device.h"
 #include "gemmtune/problem.h"
+#include "gemmtune/route.h"
 #include "gemmtune/status.h"
 #include "gemmtune/store_options.h"
 #include "gemmtune/timing.h"
@@ -47,6 +48,8 @@ struct TuneOptions {
 struct SessionOptions {
   std::string device = "cpu";
   TuneOptions tuning;
+  // New shapes in gemm(): tuned in full (default) or routed among per-hint sub-kernels.
+  ShapeRouting routing;
   // Defaults from GEMMTUNE_CACHE, GEMMTUNE_CACHE_MODE and GEMMTUNE_REDIS_URL.
   StoreOptions store = StoreOptions::from_env();
 };
@@ -66,7 +69,10 @@ class GemmKernel {
 struct PickInfo {
   std::string backend;
   KernelConfig config;
-  double time_us = -1;  // median measured when it was picked
+  double time_us = -1;  // median measured when it was picked; -1 for a routed shape
+  // Served by a sub-kernel of the session's multi-kernel op for the problem's family
+  // (SessionOptions::routing) rather than by a tuning of this very problem.
+  bool routed = false;
 };
 
 class Session {

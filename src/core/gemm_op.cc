@@ -41,6 +41,47 @@ std::string Route::to_string() const {
   return "?";
 }
 
+Status ShapeRouting::validate() const {
+  if (dynamic_dims.empty()) return invalid_argument("routing: dynamic_dims names none of m, n, k");
+  for (std::size_t i = 0; i < dynamic_dims.size(); ++i) {
+    const char d = dynamic_dims[i];
+    if (d != 'm' && d != 'n' && d != 'k') {
+      return invalid_argument(std::string("routing: dynamic_dims '") + dynamic_dims + "' has '" + d +
+                              "' (expected letters of m, n, k)");
+    }
+    if (dynamic_dims.find(d, i + 1) != std::string::npos) {
+      return invalid_argument("routing: dynamic_dims '" + dynamic_dims + "' repeats '" + d + "'");
+    }
+  }
+  if (hints.empty()) return invalid_argument("routing: at least one size hint is needed");
+  for (std::int64_t hint : hints) {
+    if (hint < 1) return invalid_argument("routing: size hints must be >= 1 (got " + std::to_string(hint) + ")");
+  }
+  return Status::ok();
+}
+
+std::optional<ProblemSpec> family_of(const Problem& problem, std::string_view dynamic_dims) {
+  const bool m = dynamic_dims.find('m') != std::string_view::npos;
+  const bool n = dynamic_dims.find('n') != std::string_view::npos;
+  const bool k = dynamic_dims.find('k') != std::string_view::npos;
+  ProblemSpec family = problem.spec();
+  // Tight leading dims: the extent of each operand's contiguous dim (A: k row-major, m
+  // column-major; B: n or k; C: n, row-major).
+  const std::int64_t tight_a = problem.a_layout() == Layout::row_major ? problem.k() : problem.m();
+  const std::int64_t tight_b = problem.b_layout() == Layout::row_major ? problem.n() : problem.k();
+  const bool a_dynamic = m || k, b_dynamic = k || n, c_dynamic = m || n;
+  if ((a_dynamic && problem.lda() != std::max<std::int64_t>(1, tight_a)) ||
+      (b_dynamic && problem.ldb() != std::max<std::int64_t>(1, tight_b)) ||
+      (c_dynamic && problem.ldc() != std::max<std::int64_t>(1, problem.n()))) {
+    return std::nullopt;
+  }
+  family.lda = family.ldb = family.ldc = 0;
+  if (m) family.m = kDynamic;
+  if (n) family.n = kDynamic;
+  if (k) family.k = kDynamic;
+  return family;
+}
+
 std::vector<int> hints_by_distance(const std::vector<std::array<std::int64_t, 3>>& hint_shapes,
                                    const std::array<std::int64_t, 3>& shape) {
   auto lg = [](std::int64_t v) { return std::log2(double(std::max<std::int64_t>(1, v))); };
@@ -256,7 +297,8 @@ Result<std::unique_ptr<GemmOp>> GemmOp::create(Session& session, const ProblemSp
   for (std::int64_t hint : options.hints) {
     const auto shape = impl->shape_for_hint(hint);
     GEMMTUNE_ASSIGN_OR_RETURN(Problem problem, impl->problem_at(shape[0], shape[1], shape[2]));
-    GEMMTUNE_ASSIGN_OR_RETURN(TuneReport report, session.tune(problem));
+    // The stored pick when there is one: a new process builds the same op without re-tuning.
+    GEMMTUNE_ASSIGN_OR_RETURN(TuneReport report, session.tune_or_load(problem));
     const ChoiceReport* best = report.best_choice();
     int index = -1;
     for (std::size_t s = 0; s < impl->subs.size(); ++s) {

@@ -1,5 +1,6 @@
 #include "gemmtune/session.h"
 
+#include <map>
 #include <mutex>
 #include <optional>
 #include <shared_mutex>
@@ -9,6 +10,7 @@
 #include "../store/session_store.h"
 #include "autotuner.h"
 #include "backend.h"
+#include "gemmtune/op.h"
 #include "harness.h"
 #include "lock_free_map.h"
 
@@ -33,6 +35,7 @@ struct Pick {
   const Backend* backend = nullptr;
   KernelConfig config;
   double time_us = -1;
+  bool routed = false;  // a sub-kernel of the family's op, not a tuning of this problem
 };
 
 class GemmKernelHandle final : public GemmKernel {
@@ -65,6 +68,7 @@ Result<SearchSpace> parse_search_space(std::string_view name) {
 }
 
 struct Session::Impl {
+  Session* self = nullptr;
   SessionOptions options;
   DeviceInfo device;
   BackendList backends;
@@ -82,6 +86,10 @@ struct Session::Impl {
   std::mutex tune_mutex;
   // Null when the store is off.
   std::unique_ptr<SessionStore> store;
+  // Routing (options.routing): one multi-kernel op per problem family, built on the family's
+  // first shape. routing_mutex orders route decisions; the ops tune through tune_mutex.
+  std::mutex routing_mutex;
+  std::map<std::string, std::unique_ptr<GemmOp>> families;
 
   Kernel* find(const DispatchKey& key) const {
     const std::atomic<Kernel*>* slot = table.find(key);
@@ -140,8 +148,59 @@ struct Session::Impl {
     return std::move(stored->report);
   }
 
-  // The kernel for a problem: known, or prepared from a known pick, or tuned.
+  // The family's op for a new shape, built on first sight; null when routing is off or the
+  // problem fits no family (padded operands along a dynamic dim).
+  Result<GemmOp*> family_op(const Problem& problem) {
+    const ShapeRouting& routing = options.routing;
+    if (routing.route.policy == RoutePolicy::autotune) return nullptr;
+    std::optional<ProblemSpec> family = family_of(problem, routing.dynamic_dims);
+    if (!family) return nullptr;
+    // The family's identity: the problem with its dynamic dims blanked, plus what kernels bake in.
+    ProblemSpec blank = *family;
+    for (std::int64_t* dim : {&blank.m, &blank.n, &blank.k}) {
+      if (*dim == kDynamic) *dim = 1;
+    }
+    GEMMTUNE_ASSIGN_OR_RETURN(Problem representative, Problem::create(blank));
+    std::string name = ProblemKey::of(representative).to_string() + "|" + routing.dynamic_dims + "|" +
+                       std::to_string(problem.alpha()) + "|" + std::to_string(problem.beta());
+    auto it = families.find(name);
+    if (it == families.end()) {
+      GemmOpOptions op_options;
+      op_options.hints = routing.hints;
+      op_options.route = routing.route;
+      GEMMTUNE_ASSIGN_OR_RETURN(auto op, GemmOp::create(*self, *family, op_options));
+      it = families.emplace(name, std::move(op)).first;
+    }
+    return it->second.get();
+  }
+
+  // A new shape of a routed family: the op decides the sub-kernel, which is then prepared for
+  // this problem and installed like a pick. nullptr when the problem is not routed.
+  Result<Kernel*> resolve_routed(const Problem& problem, const DispatchKey& key) {
+    std::lock_guard guard(routing_mutex);
+    if (Kernel* kernel = find(key)) return kernel;
+    GEMMTUNE_ASSIGN_OR_RETURN(GemmOp* op, family_op(problem));
+    if (op == nullptr) return static_cast<Kernel*>(nullptr);
+    // Building the op tuned its hints: a hint shape has a pick of its own now.
+    if (Kernel* kernel = find(key)) return kernel;
+    GEMMTUNE_ASSIGN_OR_RETURN(int sub_index, op->route(problem.m(), problem.n(), problem.k()));
+    if (sub_index < 0) return static_cast<Kernel*>(nullptr);  // the op tuned it: take the pick
+    const SubKernel& sub = op->sub_kernels()[std::size_t(sub_index)];
+    for (const auto& backend : backends) {
+      if (backend->name() != sub.backend) continue;
+      GEMMTUNE_ASSIGN_OR_RETURN(auto kernel, backend->prepare(problem, sub.config));
+      return install(key, std::shared_ptr<Kernel>(std::move(kernel)), Pick{backend.get(), sub.config, -1, true});
+    }
+    return internal_error("the op's sub-kernel names backend '" + sub.backend + "', which this session lacks");
+  }
+
+  // The kernel for a problem: known, or routed within its family, or prepared from a known
+  // pick, or tuned.
   Result<Kernel*> resolve(const Problem& problem, const DispatchKey& key) {
+    if (options.routing.route.policy != RoutePolicy::autotune) {
+      GEMMTUNE_ASSIGN_OR_RETURN(Kernel* routed, resolve_routed(problem, key));
+      if (routed != nullptr) return routed;
+    }
     std::lock_guard guard(tune_mutex);
     if (Kernel* kernel = find(key)) return kernel;  // another thread got here first
     Pick pick;
@@ -168,6 +227,7 @@ Result<std::unique_ptr<Session>> Session::create(SessionOptions options) {
   GEMMTUNE_ASSIGN_OR_RETURN(DeviceInfo device, find_device(options.device));
   if (options.tuning.timing.samples < 1) return invalid_argument("tuning.timing.samples must be >= 1");
   if (options.tuning.noise_band < 0) return invalid_argument("tuning.noise_band must be >= 0");
+  GEMMTUNE_RETURN_IF_ERROR(options.routing.validate());
   auto impl = std::make_unique<Impl>();
   impl->backends = create_backends(device);
   for (const std::string& name : options.tuning.backends) {
@@ -178,7 +238,9 @@ Result<std::unique_ptr<Session>> Session::create(SessionOptions options) {
   impl->store = SessionStore::open(options.store);
   impl->options = std::move(options);
   impl->device = std::move(device);
-  return std::unique_ptr<Session>(new Session(std::move(impl)));
+  auto session = std::unique_ptr<Session>(new Session(std::move(impl)));
+  session->impl_->self = session.get();
+  return session;
 }
 
 Status Session::gemm(const Problem& problem, const void* a, const void* b, void* c, void* stream) {
@@ -299,7 +361,7 @@ Result<PickInfo> Session::pick(const Problem& problem) const {
   std::shared_lock lock(impl_->table_mutex);
   auto it = impl_->picks.find(ProblemKey::of(problem));
   if (it == impl_->picks.end()) return not_found("no pick for " + problem.describe() + ": not tuned yet");
-  return PickInfo{std::string(it->second.backend->name()), it->second.config, it->second.time_us};
+  return PickInfo{std::string(it->second.backend->name()), it->second.config, it->second.time_us, it->second.routed};
 }
 
 std::vector<std::string> Session::backend_names() const {

@@ -7,6 +7,7 @@
 
 #include "commands.h"
 #include "common.h"
+#include "gemmtune/route.h"
 
 namespace gemmtune::cli {
 namespace {
@@ -34,6 +35,9 @@ std::vector<Request> workload() {
 int run_demo(int argc, char** argv) {
   std::vector<OptionSpec> specs = {
       {"json", false, "--json                 print the comparison as JSON"},
+      {"route", true, "--route R              new shapes: autotune (tune each, default) | benchmark |\n"
+                      "                       distance (route among kernels tuned per size hint of m)"},
+      {"hints", true, "--hints H,H,...        size hints of m for --route benchmark|distance (default 64,256,4096)"},
   };
   for (OptionSpec& spec : session_options()) specs.push_back(spec);
   for (int i = 2; i < argc; ++i) {
@@ -52,6 +56,15 @@ int run_demo(int argc, char** argv) {
   // A demo should finish in about a minute on two cores: shorter samples than a benchmark.
   if (!args->has("samples")) options->tuning.timing.samples = 5;
   if (!args->has("min-sample-ms")) options->tuning.timing.min_sample_ms = 1.0;
+  if (args->has("route")) {
+    auto route = Route::parse(args->get("route", ""));
+    if (!route.is_ok()) return fail(invalid_argument("--route: " + route.status().message()));
+    if (route->policy == RoutePolicy::fixed) return fail(invalid_argument("--route: fixed:I is for GemmOp tests"));
+    options->routing.route = *route;
+  }
+  auto hints = args->get_int_list("hints", options->routing.hints);
+  if (!hints.is_ok()) return fail(hints.status());
+  options->routing.hints = *hints;
   auto session = Session::create(*options);
   if (!session.is_ok()) return fail(session.status());
   const DeviceInfo& device = (*session)->device();
@@ -91,11 +104,11 @@ int run_demo(int argc, char** argv) {
     ++tuned;
     tuning_s += seconds;
     auto pick = (*session)->pick(*problem);
-    std::printf("  %2zu  %-6s m=%-5lld n=%-5lld k=%-5lld first sight: tuned in %.2f s -> %s %s\n", i + 1, r.what,
-                (long long)r.m, (long long)r.n, (long long)r.k, seconds, pick->backend.c_str(),
-                pick->config.to_string().c_str());
+    std::printf("  %2zu  %-6s m=%-5lld n=%-5lld k=%-5lld first sight: %s in %.2f s -> %s %s\n", i + 1, r.what,
+                (long long)r.m, (long long)r.n, (long long)r.k, pick->routed ? "routed" : "tuned", seconds,
+                pick->backend.c_str(), pick->config.to_string().c_str());
   }
-  std::printf("%zu requests, %d shapes tuned on first sight in %.1f s in all; the other %zu dispatched directly\n\n",
+  std::printf("%zu requests, %d shapes met for the first time (%.1f s in all); the other %zu dispatched directly\n\n",
               requests.size(), tuned, tuning_s, requests.size() - std::size_t(tuned));
 
   // Part 2: every distinct shape, gemmtune against the peers in the same run.
