@@ -162,6 +162,60 @@ TEST_F(CostModelTest, TheShippedModelIsFoundByItsDevice) {
   EXPECT_NE(missing.status().message().find("mine.json: trained on"), std::string::npos) << missing.status().message();
 }
 
+// GPU-style configs (block sizes, stages, warps, split-k) and a library's algorithm ranks: the
+// features are generic over config fields, so the same model code ranks them.
+TEST(CostModelGpuStyle, TilesAndSplitKAreLearnedFromTheGenericFields) {
+  if (!CostModel::built_in()) GTEST_SKIP() << CostModel::not_built_in_reason();
+  auto sweep = [](int first, int count) {
+    SweepData data;
+    data.meta.device = "cuda|Synthetic|sm90|132sms";
+    data.meta.device_class = "cuda/sm_90a/132sm";
+    data.meta.backend_versions = {{"cuda", "t1"}, {"cublaslt", "l1"}};
+    for (int s = first; s < first + count; ++s) {
+      const std::int64_t m = std::int64_t(1) << (s % 13);  // 1 … 4096
+      const ProblemKey key = ProblemKey::of(*Problem::create(m, 4096, 4096, DType::bf16, "nt"));
+      data.shapes.push_back(key.to_string());
+      auto add = [&](const std::string& backend, const KernelConfig& c, double time) {
+        SweepRow row;
+        row.problem = key;
+        row.measured.backend = backend;
+        row.measured.config = c;
+        row.measured.status = ChoiceStatus::ok;
+        row.measured.time_us = row.measured.quick_us = time;
+        row.measured.full = true;
+        data.rows.push_back(row);
+      };
+      for (int bm : {16, 64, 128}) {
+        for (int split : {1, 4}) {
+          KernelConfig c = *KernelConfig::parse("bn=128 bk=64 stages=2 warps=4 gm=8");
+          c.block_m = bm;
+          c.split_k = split;
+          // Small m wants a small tile and split-k (more blocks); large m a large tile, no split.
+          const double waste = double(bm) / double(std::min<std::int64_t>(m, 128)) + (m < 64 ? 4.0 / split : split);
+          add("cuda", c, 10 + double(m) * 0.05 + waste);
+        }
+      }
+      add("cublaslt", *KernelConfig::parse("algo=1"), 12 + double(m) * 0.05 + 3);
+    }
+    return data;
+  };
+  auto model = CostModel::train({sweep(0, 39)}, {"gpu.csv"}, small_training());
+  ASSERT_TRUE(model.is_ok()) << model.status().message();
+  EXPECT_EQ((*model)->info().problem_kinds, std::vector<std::string>{"bf16.bf16.bf16:nt"});
+  auto rank = [&](std::int64_t m, const std::vector<ModelChoice>& choices) {
+    return *(*model)->predict(*Problem::create(m, 4096, 4096, DType::bf16, "nt"), choices);
+  };
+  const std::vector<ModelChoice> choices = {
+      {"cuda", *KernelConfig::parse("bm=16 bn=128 bk=64 stages=2 warps=4 gm=8 splitk=4")},
+      {"cuda", *KernelConfig::parse("bm=128 bn=128 bk=64 stages=2 warps=4 gm=8 splitk=1")},
+      {"cublaslt", *KernelConfig::parse("algo=1")}};
+  // Few rows: the small tile split four ways; many rows: the large tile, unsplit.
+  const std::vector<double> skinny = rank(8, choices), wide = rank(2048, choices);
+  EXPECT_LT(skinny[0], skinny[1]);
+  EXPECT_LT(skinny[0], skinny[2]);
+  EXPECT_LT(wide[1], wide[0]);
+}
+
 // Configs algo=1..12 (2 in the default space), each running the reference kernel: what is
 // tested is which configs are chosen, not their speed.
 class AlphaBackend final : public Backend {

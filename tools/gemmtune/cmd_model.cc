@@ -107,7 +107,7 @@ Status plot(const ModelEval& eval, const std::string& path, const std::string& t
   gp << "set terminal pngcairo size 900,520\nset output '" << path << "'\n"
      << "set title '" << title << "'\nset xlabel 'k: choices timed per shape (cost model top k)'\n"
      << "set ylabel 'exhaustive best / best of top k'\nset y2label 'fraction of exhaustive tuning time'\n"
-     << "set yrange [0:1.02]\nset y2range [0:*]\nset ytics nomirror\nset y2tics\nset key bottom right\nset grid\n"
+     << "set yrange [*:1.02]\nset y2range [0:*]\nset ytics nomirror\nset y2tics\nset key bottom right\nset grid\n"
      << "plot '" << data << "' using 1:2 with linespoints lw 2 title 'quality, geometric mean', "
      << "'' using 1:3 with lines dt 2 title 'quality, worst shape', "
      << "'' using 1:4 axes x1y2 with linespoints lw 2 title 'tuning time fraction (right)', "

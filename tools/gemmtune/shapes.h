@@ -23,7 +23,7 @@ Result<std::vector<Shape>> shape_set(const std::string& name, std::int64_t max_l
 // COUNT shapes drawn from SEED, the same on every machine: a third small (dims 1-64), a third
 // medium (16-1024), a third linear-layer-like (m 1-512; n, k of 1024-4096); dims log-uniform,
 // half of them rounded to multiples of 8; shapes over max_flops (2·m·n·k; 0: no limit) are
-// drawn again.
+// drawn again. A shape may come twice (a sweep measures it once).
 std::vector<Shape> random_shapes(int count, std::uint64_t seed, double max_flops);
 
 // --dtype, --shapes, --layout, --max-m, --max-square, --max-flops: a set of problems.
