@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "gemmtune/status.h"
 
@@ -50,6 +52,12 @@ struct KernelConfig {
   // "-" when none is set. parse() reads it back.
   std::string to_string() const;
   static Result<KernelConfig> parse(std::string_view text);
+
+  // Every field, set or not, as (short name, value) in declaration order: the names
+  // to_string() prints. Code that must stay generic over the fields (the cost model's
+  // features) reads them here, so a new field reaches it without further edits.
+  std::vector<std::pair<std::string_view, std::int32_t>> fields() const;
+  static std::vector<std::string_view> field_names();
 };
 
 std::string_view cpu_isa_name(std::int32_t isa);

@@ -62,6 +62,11 @@ struct DeviceInfo {
   // Stable across runs on the same machine, different across machine types: model, features
   // and core count for a CPU.
   std::string fingerprint() const;
+  // Coarser than the fingerprint: what decides which configs run and how they rank, shared by
+  // machines of one type. "cpu/avx512/2t" (widest usable ISA, logical cores) or
+  // "cuda/sm_90a/132sm" (target architecture, SMs). Lookup tables may name it instead of a
+  // fingerprint.
+  std::string device_class() const;
 };
 
 // The host CPU, detected once (cpuid, /proc/cpuinfo, /sys caches).

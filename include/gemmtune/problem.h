@@ -107,6 +107,12 @@ struct ProblemKey {
   // "f32.f32.f32:nn:100x300x200:ld200.300.300:b0" (then ":tf32" when allowed) — stable across
   // versions; stores rely on it.
   std::string to_string() const;
+  // Reads what to_string() writes; corrupt_data naming the part that is wrong otherwise.
+  // Only the canonical text parses (parse(t).to_string() == t).
+  static Result<ProblemKey> parse(std::string_view text);
+  // A problem with this key (alpha 1, beta 0 or 1); invalid_argument when the key describes
+  // none (a leading dimension too small, an unsupported dtype combination …).
+  Result<Problem> problem() const;
   std::size_t hash() const;
 };
 

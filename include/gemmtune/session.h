@@ -2,6 +2,7 @@
 // dispatches straight to the picked kernel afterwards.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -13,6 +14,7 @@
 #include "gemmtune/route.h"
 #include "gemmtune/status.h"
 #include "gemmtune/store_options.h"
+#include "gemmtune/sweep.h"
 #include "gemmtune/timing.h"
 #include "gemmtune/tune_report.h"
 
@@ -20,12 +22,29 @@ namespace gemmtune {
 
 class SessionStore;
 class Session;
+class LookupTable;  // gemmtune/lut.h
+class CostModel;    // gemmtune/cost_model.h
 // The session's tuning store, or null when it has none; for gemmtune's own multi-kernel ops.
 SessionStore* session_store(Session& session);
 
 // Which configs of each backend are candidates (Inductor's max_autotune_gemm_search_space).
 enum class SearchSpace { default_space, exhaustive };
 Result<SearchSpace> parse_search_space(std::string_view name);
+
+// Which of the searched choices are timed (Inductor's max_autotune_gemm_benchmark_space):
+// all of them, or the K that the cost model ranks fastest.
+struct BenchmarkSpace {
+  int top_k = 0;  // 0: all
+  bool all() const { return top_k <= 0; }
+  std::string to_string() const;  // "all" or "top:K"
+};
+// "all" or "top:K" (K >= 1).
+Result<BenchmarkSpace> parse_benchmark_space(std::string_view text);
+
+// `--fast`: the exhaustive space searched, the cost model's top kFastTopK timed. Five is where
+// the shipped models reach 0.97 of the exhaustive best at a few percent of its tuning time
+// (bench/results/, docs/lut-and-model.md).
+inline constexpr int kFastTopK = 5;
 
 struct TuneOptions {
   TimingOptions timing;
@@ -43,7 +62,34 @@ struct TuneOptions {
   std::uint64_t seed = 0;
   // Print the AUTOTUNE table to stderr after each tuning.
   bool print_table = false;
+  // Which searched choices are timed. top:K needs `model`; without one that applies to the
+  // problem, the default space is timed in full instead (the report's `selection` says so).
+  BenchmarkSpace benchmark;
+  // Configs it names for this device and problem are always among the choices, or the only
+  // ones, or used without tuning (docs/lut-and-model.md). Null: no table.
+  std::shared_ptr<const LookupTable> lut;
+  // Ranks the choices for benchmark top:K.
+  std::shared_ptr<const CostModel> model;
 };
+
+// What Session::measure_configs (`gemmtune sweep`) measures, and how.
+struct SweepOptions {
+  SearchSpace search = SearchSpace::exhaustive;
+  // Backends to measure, by name; empty means all that the device has.
+  std::vector<std::string> backends;
+  // The full timing given to every config within full_within × the fastest first sample.
+  TimingOptions timing;
+  // Every config first gets one short sample, as in tuning (TuneOptions::prune_factor); those
+  // within this factor of the fastest are then timed in full, the others keep their short
+  // sample. It exceeds the autotuner's prune_factor, so every choice a tuning would time in
+  // full has a full time here.
+  double full_within = 3.0;
+  std::uint64_t seed = 0x5eed5eedull;
+};
+
+// $GEMMTUNE_LUT and $GEMMTUNE_MODEL; "" when unset.
+std::string lut_path_from_env();
+std::string model_path_from_env();
 
 struct SessionOptions {
   std::string device = "cpu";
@@ -52,6 +98,13 @@ struct SessionOptions {
   ShapeRouting routing;
   // Defaults from GEMMTUNE_CACHE, GEMMTUNE_CACHE_MODE and GEMMTUNE_REDIS_URL.
   StoreOptions store = StoreOptions::from_env();
+  // Lookup table that Session::create loads when tuning.lut is null; "" for none. A table
+  // that does not load is reported once and ignored: tuning goes on without it.
+  std::string lut_path = lut_path_from_env();
+  // Cost model that Session::create loads when tuning.benchmark is top:K and tuning.model is
+  // null; "" finds the model shipped for this device (find_cost_model). A model that does not
+  // load or was trained elsewhere is reported once and not used.
+  std::string model_path = model_path_from_env();
 };
 
 // A prepared kernel of one backend and config for one problem; what `gemmtune bench` uses to
@@ -117,11 +170,18 @@ class Session {
   std::vector<Result<TimingStats>> time_with_peers(const Problem& problem, const std::vector<GemmKernel*>& peers,
                                                    const TimingOptions& timing);
 
+  // Measures every config of the search space on the problem, each on its own: what
+  // `gemmtune sweep` records (gemmtune/sweep.h). Ignores the lookup table and cost model.
+  Result<ShapeMeasurement> measure_configs(const Problem& problem, const SweepOptions& options);
+
   // The installed pick for a problem; not_found if the session has not tuned it.
   Result<PickInfo> pick(const Problem& problem) const;
 
   // Names of the backends this session chooses among, in their fixed order.
   std::vector<std::string> backend_names() const;
+  // Backend::version() of every backend of the device, by name: what stored picks, sweeps
+  // and cost models are checked against.
+  std::map<std::string, std::string> backend_versions() const;
   const DeviceInfo& device() const;
   const SessionOptions& options() const;
 

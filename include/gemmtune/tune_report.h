@@ -1,6 +1,7 @@
 // What one tuning did: every choice with its fate and time, and the pick.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,10 @@ struct TuneReport {
   double tuning_s = 0;  // wall time of the tuning (0 for a store hit)
   bool store_hit = false;
   std::int64_t compilations = 0;  // JIT compilations this tuning needed (0 with a warm cache)
+  // How the choices were narrowed, when they were: "cost model: top 5 of 412 choices of the
+  // exhaustive space", "lookup table: used without tuning" …; empty when every choice of the
+  // search space was timed.
+  std::string selection;
 
   const ChoiceReport* best_choice() const { return best < 0 ? nullptr : &choices[best]; }
   // Inductor-style table: problem line, one row per choice ordered by time, then

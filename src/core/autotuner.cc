@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 #include <exception>
+#include <optional>
 #include <random>
 #include <thread>
 
@@ -18,38 +19,31 @@ struct Candidate {
   ChoiceReport report;
 };
 
-bool wanted(const TuneOptions& options, std::string_view backend) {
-  if (options.backends.empty()) return true;
-  for (const std::string& name : options.backends) {
-    if (name == backend) return true;
-  }
-  return false;
+Candidate candidate(const Backend& backend, const KernelConfig& config) {
+  Candidate c;
+  c.backend = &backend;
+  c.report.backend = std::string(backend.name());
+  c.report.config = config;
+  c.report.status = ChoiceStatus::ok;
+  return c;
 }
 
-std::vector<Candidate> gather(const Problem& problem, const BackendList& backends, const TuneOptions& options) {
+std::vector<Candidate> gather(const Problem& problem, const BackendList& backends, const ChoiceSelection& selection) {
   std::vector<Candidate> candidates;
-  for (const auto& backend : backends) {
-    if (!wanted(options, backend->name())) continue;
-    std::vector<KernelConfig> configs = backend->configs(problem, options.search);
-    if (configs.empty()) {
+  for (std::size_t b = 0; b < backends.size(); ++b) {
+    const Backend& backend = *backends[b];
+    if (selection.offered[b] == 0) {
       // Say why the backend offers nothing rather than leave it out silently.
       Candidate c;
-      c.backend = backend.get();
-      c.report.backend = std::string(backend->name());
+      c.backend = &backend;
+      c.report.backend = std::string(backend.name());
       c.report.status = ChoiceStatus::skipped;
-      Status why = backend->can_implement(problem, {});
+      Status why = backend.can_implement(problem, {});
       c.report.reason = why.is_ok() ? "no config fits this problem" : why.message();
       candidates.push_back(std::move(c));
       continue;
     }
-    for (const KernelConfig& config : configs) {
-      Candidate c;
-      c.backend = backend.get();
-      c.report.backend = std::string(backend->name());
-      c.report.config = config;
-      c.report.status = ChoiceStatus::ok;
-      candidates.push_back(std::move(c));
-    }
+    for (const KernelConfig& config : selection.configs[b]) candidates.push_back(candidate(backend, config));
   }
   return candidates;
 }
@@ -80,10 +74,10 @@ void prepare_one(const Problem& problem, Candidate& c) {
 }
 
 // Preparing can mean compiling (NVRTC, oneDNN JIT): spread it over the cores.
-void prepare_all(const Problem& problem, std::vector<Candidate>& candidates) {
-  std::atomic<std::size_t> next{0};
+void prepare_all(const Problem& problem, std::vector<Candidate>& candidates, std::size_t first = 0) {
+  std::atomic<std::size_t> next{first};
   const unsigned workers = std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(),
-                                                            unsigned(candidates.size())));
+                                                            unsigned(candidates.size() - first)));
   std::vector<std::thread> pool;
   for (unsigned w = 0; w < workers; ++w) {
     pool.emplace_back([&] {
@@ -93,8 +87,9 @@ void prepare_all(const Problem& problem, std::vector<Candidate>& candidates) {
   for (auto& thread : pool) thread.join();
 }
 
-void verify_all(std::vector<Candidate>& candidates, Harness& harness) {
-  for (Candidate& c : candidates) {
+void verify_all(std::vector<Candidate>& candidates, Harness& harness, std::size_t first = 0) {
+  for (std::size_t i = first; i < candidates.size(); ++i) {
+    Candidate& c = candidates[i];
     if (c.report.status != ChoiceStatus::ok) continue;
     harness.reset_c();
     Status ran = run_guarded(*c.kernel, harness.args());
@@ -139,11 +134,7 @@ void time_all(std::vector<Candidate>& candidates, Harness& harness, const TuneOp
     if (c.report.status == ChoiceStatus::ok) timed.push_back(&c);
   }
   if (options.prune_factor > 0 && timed.size() > 1) {
-    TimingOptions quick = options.timing;
-    quick.samples = 1;
-    quick.warmup_runs = 1;
-    quick.min_sample_ms = std::min(quick.min_sample_ms, 1.0);
-    time_some(timed, quick);
+    time_some(timed, short_sample_timing(options.timing));
     double fastest = -1;
     for (Candidate* c : timed) fastest = fastest < 0 ? c->report.time_us : std::min(fastest, c->report.time_us);
     std::vector<Candidate*> kept;
@@ -171,6 +162,14 @@ std::uint64_t fresh_seed() {
 
 }  // namespace
 
+TimingOptions short_sample_timing(const TimingOptions& full) {
+  TimingOptions quick = full;
+  quick.samples = 1;
+  quick.warmup_runs = 1;
+  quick.min_sample_ms = std::min(quick.min_sample_ms, 1.0);
+  return quick;
+}
+
 int pick_best(const std::vector<ChoiceReport>& choices, double noise_band) {
   int fastest = -1;
   for (std::size_t i = 0; i < choices.size(); ++i) {
@@ -189,8 +188,46 @@ int pick_best(const std::vector<ChoiceReport>& choices, double noise_band) {
   return fastest;
 }
 
-TuneOutcome autotune(const Problem& problem, const DeviceInfo& device, const BackendList& backends,
-                     const TuneOptions& options) {
+namespace {
+
+bool any_ok(const std::vector<Candidate>& candidates) {
+  for (const Candidate& c : candidates) {
+    if (c.report.status == ChoiceStatus::ok) return true;
+  }
+  return false;
+}
+
+// A lookup-table config used without tuning: prepared, neither verified nor timed (a config
+// changes speed, never results). Nullopt when it fails to prepare.
+std::optional<TuneOutcome> use_without_tuning(const Problem& problem, const DeviceInfo& device,
+                                              const BackendList& backends, const ChoiceSelection& selection,
+                                              std::string& why) {
+  const auto start = std::chrono::steady_clock::now();
+  const Backend& backend = *backends[selection.use->backend];
+  Candidate c = candidate(backend, selection.use->config);
+  prepare_one(problem, c);
+  if (c.report.status != ChoiceStatus::ok) {
+    why = std::string(backend.name()) + " " + c.report.config.to_string() + ": " + c.report.reason;
+    return std::nullopt;
+  }
+  TuneOutcome outcome;
+  c.report.reason = "from the lookup table, used without tuning";
+  outcome.report.choices.push_back(c.report);
+  outcome.report.best = 0;
+  outcome.report.problem = problem.describe();
+  outcome.report.key = ProblemKey::of(problem);
+  outcome.report.device = device.fingerprint();
+  outcome.report.selection = selection.note;
+  outcome.kernel = std::move(c.kernel);
+  outcome.from_lookup_table = true;
+  outcome.report.tuning_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return outcome;
+}
+
+}  // namespace
+
+TuneOutcome autotune_selection(const Problem& problem, const DeviceInfo& device, const BackendList& backends,
+                               const TuneOptions& options, const ChoiceSelection& selection) {
   const auto start = std::chrono::steady_clock::now();
   auto compiled_so_far = [&backends] {
     std::int64_t total = 0;
@@ -198,7 +235,7 @@ TuneOutcome autotune(const Problem& problem, const DeviceInfo& device, const Bac
     return total;
   };
   const std::int64_t compilations_before = compiled_so_far();
-  std::vector<Candidate> candidates = gather(problem, backends, options);
+  std::vector<Candidate> candidates = gather(problem, backends, selection);
   prepare_all(problem, candidates);
   TuneOutcome outcome;
   auto harness = create_harness(device);
@@ -213,6 +250,17 @@ TuneOutcome autotune(const Problem& problem, const DeviceInfo& device, const Bac
     }
   } else {
     verify_all(candidates, **harness);
+    // The cost model's top choices all failed: the next ones of its ranking, k at a time.
+    for (std::size_t next = 0; !any_ok(candidates) && next < selection.reserve.size();) {
+      const std::size_t first = candidates.size();
+      for (std::size_t taken = 0; taken < std::max<std::size_t>(1, selection.batch) && next < selection.reserve.size();
+           ++taken, ++next) {
+        const SelectedChoice& choice = selection.reserve[next];
+        candidates.push_back(candidate(*backends[choice.backend], choice.config));
+      }
+      prepare_all(problem, candidates, first);
+      verify_all(candidates, **harness, first);
+    }
     time_all(candidates, **harness, options);
   }
 
@@ -220,12 +268,31 @@ TuneOutcome autotune(const Problem& problem, const DeviceInfo& device, const Bac
   report.problem = problem.describe();
   report.key = ProblemKey::of(problem);
   report.device = device.fingerprint();
+  report.selection = selection.note;
   for (Candidate& c : candidates) report.choices.push_back(c.report);
   report.best = pick_best(report.choices, options.noise_band);
   if (report.best >= 0) outcome.kernel = std::move(candidates[std::size_t(report.best)].kernel);
   report.compilations = compiled_so_far() - compilations_before;
   report.tuning_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (options.print_table) std::fputs(report.table().c_str(), stderr);
+  return outcome;
+}
+
+TuneOutcome autotune(const Problem& problem, const DeviceInfo& device, const BackendList& backends,
+                     const TuneOptions& options) {
+  const ChoiceSelection selection = select_choices(problem, device, backends, options);
+  if (!selection.use) return autotune_selection(problem, device, backends, options, selection);
+  std::string why;
+  if (std::optional<TuneOutcome> used = use_without_tuning(problem, device, backends, selection, why)) {
+    if (options.print_table) std::fputs(used->report.table().c_str(), stderr);
+    return std::move(*used);
+  }
+  // The table's config does not prepare here: tune as if the table had no entry.
+  TuneOptions without_table = options;
+  without_table.lut = nullptr;
+  TuneOutcome outcome = autotune(problem, device, backends, without_table);
+  outcome.report.selection = "lookup table config failed to prepare (" + why + "), tuned instead" +
+                             (outcome.report.selection.empty() ? "" : "; " + outcome.report.selection);
   return outcome;
 }
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "backend.h"
+#include "choice_selection.h"
 #include "gemmtune/session.h"
 #include "gemmtune/tune_report.h"
 
@@ -15,10 +16,23 @@ struct TuneOutcome {
   TuneReport report;
   // The picked kernel, ready to run; null when no choice succeeded.
   std::shared_ptr<Kernel> kernel;
+  // The pick came from a lookup-table entry of mode "use", untimed: the table, not the
+  // store, is where it lives.
+  bool from_lookup_table = false;
 };
 
+// Tunes the choices select_choices() gives (choice_selection.h): all of the search space, or
+// the cost model's top k, with the lookup table's configs; or, for a table entry of mode
+// "use", prepares that config without tuning.
 TuneOutcome autotune(const Problem& problem, const DeviceInfo& device, const BackendList& backends,
                      const TuneOptions& options);
+// Tunes exactly the choices of `selection` (and its reserve, should they all fail).
+TuneOutcome autotune_selection(const Problem& problem, const DeviceInfo& device, const BackendList& backends,
+                               const TuneOptions& options, const ChoiceSelection& selection);
+
+// The first, short sample every choice gets before the full timing of those within
+// TuneOptions::prune_factor of the fastest: one warm-up call, one sample of at most 1 ms.
+TimingOptions short_sample_timing(const TimingOptions& full);
 
 // The pick among timed choices: the fastest median, unless an earlier choice (in the fixed
 // order) is within the noise band of it, max(noise_band × fastest, 2 × fastest's MAD); then

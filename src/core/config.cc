@@ -44,6 +44,19 @@ std::string KernelConfig::to_string() const {
   return out.empty() ? "-" : out;
 }
 
+std::vector<std::pair<std::string_view, std::int32_t>> KernelConfig::fields() const {
+  std::vector<std::pair<std::string_view, std::int32_t>> out;
+  out.reserve(kFields.size());
+  for (const Field& field : kFields) out.emplace_back(field.name, this->*field.member);
+  return out;
+}
+
+std::vector<std::string_view> KernelConfig::field_names() {
+  std::vector<std::string_view> names;
+  for (const Field& field : kFields) names.push_back(field.name);
+  return names;
+}
+
 Result<KernelConfig> KernelConfig::parse(std::string_view text) {
   KernelConfig config;
   if (text == "-" || text.empty()) return config;

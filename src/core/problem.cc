@@ -1,8 +1,10 @@
 #include "gemmtune/problem.h"
 
+#include <charconv>
 #include <cmath>
 #include <limits>
 #include <sstream>
+#include <vector>
 
 namespace gemmtune {
 namespace {
@@ -224,6 +226,85 @@ std::size_t ProblemKey::hash() const {
       std::uint64_t(a_layout) << 24 | std::uint64_t(b_layout) << 32 | std::uint64_t(beta_zero) << 40 |
       std::uint64_t(allow_tf32) << 41);
   return std::size_t(h);
+}
+
+namespace {
+
+// Splits on `separator`; empty parts are kept so that "a::b" is seen as malformed.
+std::vector<std::string_view> split(std::string_view text, char separator) {
+  std::vector<std::string_view> parts;
+  std::size_t pos = 0;
+  while (true) {
+    const std::size_t next = text.find(separator, pos);
+    parts.push_back(text.substr(pos, next == std::string_view::npos ? std::string_view::npos : next - pos));
+    if (next == std::string_view::npos) return parts;
+    pos = next + 1;
+  }
+}
+
+bool parse_dim(std::string_view text, std::int64_t& out) {
+  if (text.empty() || text.size() > 18 || (text.size() > 1 && text[0] == '0')) return false;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+  return ec == std::errc() && ptr == text.data() + text.size() && out >= 0;
+}
+
+}  // namespace
+
+Result<ProblemKey> ProblemKey::parse(std::string_view text) {
+  auto bad = [&](const std::string& why) {
+    return Status(ErrorCode::corrupt_data, "problem key '" + std::string(text) + "': " + why +
+                                               " (expected like f32.f32.f32:nn:100x300x200:ld200.300.300:b0)");
+  };
+  const std::vector<std::string_view> parts = split(text, ':');
+  if (parts.size() != 5 && parts.size() != 6) return bad("expected 5 or 6 parts separated by ':'");
+  ProblemKey key;
+  const std::vector<std::string_view> types = split(parts[0], '.');
+  if (types.size() != 3) return bad("dtypes are not three names a.b.c");
+  DType* slots[] = {&key.a_type, &key.b_type, &key.c_type};
+  for (int i = 0; i < 3; ++i) {
+    auto type = parse_dtype(types[std::size_t(i)]);
+    if (!type.is_ok()) return bad("unknown dtype '" + std::string(types[std::size_t(i)]) + "'");
+    *slots[i] = *type;
+  }
+  auto layouts = parse_layout_letters(parts[1]);
+  if (!layouts.is_ok()) return bad("unknown layout '" + std::string(parts[1]) + "'");
+  key.a_layout = layouts->first;
+  key.b_layout = layouts->second;
+  const std::vector<std::string_view> dims = split(parts[2], 'x');
+  if (dims.size() != 3 || !parse_dim(dims[0], key.m) || !parse_dim(dims[1], key.n) || !parse_dim(dims[2], key.k)) {
+    return bad("dims are not MxNxK");
+  }
+  const std::vector<std::string_view> lds = parts[3].substr(0, 2) == "ld" ? split(parts[3].substr(2), '.')
+                                                                          : std::vector<std::string_view>{};
+  if (lds.size() != 3 || !parse_dim(lds[0], key.lda) || !parse_dim(lds[1], key.ldb) || !parse_dim(lds[2], key.ldc)) {
+    return bad("leading dimensions are not ldA.B.C");
+  }
+  if (parts[4] != "b0" && parts[4] != "b1") return bad("beta part is not b0 or b1");
+  key.beta_zero = parts[4] == "b0";
+  if (parts.size() == 6) {
+    if (parts[5] != "tf32") return bad("unknown suffix '" + std::string(parts[5]) + "'");
+    key.allow_tf32 = true;
+  }
+  if (key.to_string() != text) return bad("not in canonical form");
+  return key;
+}
+
+Result<Problem> ProblemKey::problem() const {
+  ProblemSpec spec;
+  spec.m = m;
+  spec.n = n;
+  spec.k = k;
+  spec.a_type = a_type;
+  spec.b_type = b_type;
+  spec.c_type = c_type;
+  spec.a_layout = a_layout;
+  spec.b_layout = b_layout;
+  spec.lda = lda;
+  spec.ldb = ldb;
+  spec.ldc = ldc;
+  spec.beta = beta_zero ? 0.0 : 1.0;
+  spec.allow_tf32 = allow_tf32;
+  return Problem::create(spec);
 }
 
 }  // namespace gemmtune

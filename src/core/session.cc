@@ -1,5 +1,7 @@
 #include "gemmtune/session.h"
 
+#include <charconv>
+#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -13,6 +15,9 @@
 #include "gemmtune/op.h"
 #include "harness.h"
 #include "lock_free_map.h"
+#include "sweep_measure.h"
+#include "gemmtune/cost_model.h"
+#include "gemmtune/lut.h"
 
 namespace gemmtune {
 namespace {
@@ -65,6 +70,29 @@ Result<SearchSpace> parse_search_space(std::string_view name) {
   if (name == "default") return SearchSpace::default_space;
   if (name == "exhaustive") return SearchSpace::exhaustive;
   return invalid_argument("unknown search space '" + std::string(name) + "' (expected default or exhaustive)");
+}
+
+std::string BenchmarkSpace::to_string() const { return all() ? "all" : "top:" + std::to_string(top_k); }
+
+Result<BenchmarkSpace> parse_benchmark_space(std::string_view text) {
+  if (text == "all") return BenchmarkSpace{};
+  if (text.substr(0, 4) == "top:") {
+    const std::string_view digits = text.substr(4);
+    int k = 0;
+    auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), k);
+    if (ec == std::errc() && ptr == digits.data() + digits.size() && !digits.empty() && k >= 1) return BenchmarkSpace{k};
+  }
+  return invalid_argument("unknown benchmark space '" + std::string(text) + "' (expected all or top:K with K >= 1)");
+}
+
+std::string lut_path_from_env() {
+  const char* value = std::getenv("GEMMTUNE_LUT");
+  return value ? value : "";
+}
+
+std::string model_path_from_env() {
+  const char* value = std::getenv("GEMMTUNE_MODEL");
+  return value ? value : "";
 }
 
 struct Session::Impl {
@@ -124,7 +152,7 @@ struct Session::Impl {
       if (backend->name() == best.backend) pick.backend = backend.get();
     }
     install(key, std::move(outcome.kernel), pick);
-    if (store) store->save(outcome.report, backends);
+    if (store && !outcome.from_lookup_table) store->save(outcome.report, backends);
     return std::move(outcome.report);
   }
 
@@ -133,7 +161,7 @@ struct Session::Impl {
   std::optional<TuneReport> install_from_store(const Problem& problem, const DispatchKey& key,
                                                std::vector<ChoiceReport>& reusable) {
     if (!store) return std::nullopt;
-    StoreLookup found = store->lookup(problem, device.fingerprint(), backends, options.tuning);
+    StoreLookup found = store->lookup(problem, device, backends, options.tuning);
     reusable = std::move(found.reusable);
     std::optional<StoredPick>& stored = found.hit;
     if (!stored) return std::nullopt;
@@ -220,6 +248,35 @@ struct Session::Impl {
   }
 };
 
+namespace {
+
+// The lookup table and cost model the options name but do not hold yet. Neither is needed to
+// tune: one that does not load, or a model trained elsewhere, is reported and left out.
+void load_lut_and_model(SessionOptions& options, const DeviceInfo& device, const BackendList& backends) {
+  if (!options.tuning.lut && !options.lut_path.empty()) {
+    auto table = LookupTable::load(options.lut_path);
+    if (table.is_ok()) {
+      options.tuning.lut = std::make_shared<const LookupTable>(std::move(table).value());
+    } else {
+      warn_once("lookup table not used: " + table.status().message());
+    }
+  }
+  if (!options.tuning.model && !options.tuning.benchmark.all()) {
+    std::map<std::string, std::string> versions;
+    for (const auto& backend : backends) versions[std::string(backend->name())] = backend->version();
+    auto model = options.model_path.empty() ? find_cost_model(device.fingerprint(), versions)
+                                            : load_cost_model_for(options.model_path, device, versions);
+    if (model.is_ok()) {
+      options.tuning.model = *model;
+    } else {
+      warn_once("cost model not used: " + model.status().message() + "; benchmark " +
+                options.tuning.benchmark.to_string() + " times the default space in full instead");
+    }
+  }
+}
+
+}  // namespace
+
 Session::Session(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Session::~Session() = default;
 
@@ -236,6 +293,7 @@ Result<std::unique_ptr<Session>> Session::create(SessionOptions options) {
     if (!known) return not_found("backend '" + name + "' is not available on " + device.name);
   }
   impl->store = SessionStore::open(options.store);
+  load_lut_and_model(options, device, impl->backends);
   impl->options = std::move(options);
   impl->device = std::move(device);
   auto session = std::unique_ptr<Session>(new Session(std::move(impl)));
@@ -357,6 +415,16 @@ Result<std::unique_ptr<GemmKernel>> Session::kernel(const Problem& problem, std:
       std::make_unique<GemmKernelHandle>(std::move(kernel), std::string(backend_name), chosen));
 }
 
+Result<ShapeMeasurement> Session::measure_configs(const Problem& problem, const SweepOptions& options) {
+  std::lock_guard guard(impl_->tune_mutex);
+  for (const std::string& name : options.backends) {
+    bool known = false;
+    for (const auto& backend : impl_->backends) known = known || backend->name() == name;
+    if (!known) return not_found("backend '" + name + "' is not available on " + impl_->device.name);
+  }
+  return measure_every_config(problem, impl_->device, impl_->backends, options);
+}
+
 Result<PickInfo> Session::pick(const Problem& problem) const {
   std::shared_lock lock(impl_->table_mutex);
   auto it = impl_->picks.find(ProblemKey::of(problem));
@@ -372,6 +440,12 @@ std::vector<std::string> Session::backend_names() const {
     if (wanted) names.emplace_back(backend->name());
   }
   return names;
+}
+
+std::map<std::string, std::string> Session::backend_versions() const {
+  std::map<std::string, std::string> versions;
+  for (const auto& backend : impl_->backends) versions[std::string(backend->name())] = backend->version();
+  return versions;
 }
 
 const DeviceInfo& Session::device() const { return impl_->device; }

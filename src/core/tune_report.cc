@@ -46,6 +46,7 @@ std::string TuneReport::table() const {
     }
     out += line;
   }
+  if (!selection.empty()) out += "choices: " + selection + "\n";
   if (store_hit) {
     out += "tuning store hit: no choice benchmarked\n";
   } else {

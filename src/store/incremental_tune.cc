@@ -5,25 +5,6 @@
 namespace gemmtune {
 namespace {
 
-// A backend seen through a narrower config list: the autotuner runs only `keep`.
-class NarrowedBackend final : public Backend {
- public:
-  NarrowedBackend(const Backend& real, std::vector<KernelConfig> keep) : real_(real), keep_(std::move(keep)) {}
-  std::string_view name() const override { return real_.name(); }
-  std::string version() const override { return real_.version(); }
-  std::vector<KernelConfig> configs(const Problem&, SearchSpace) const override { return keep_; }
-  Status can_implement(const Problem& problem, const KernelConfig& config) const override {
-    return real_.can_implement(problem, config);
-  }
-  Result<std::unique_ptr<Kernel>> prepare(const Problem& problem, const KernelConfig& config) const override {
-    return real_.prepare(problem, config);
-  }
-
- private:
-  const Backend& real_;
-  std::vector<KernelConfig> keep_;
-};
-
 const ChoiceReport* find_choice(const std::vector<ChoiceReport>& choices, std::string_view backend,
                                 const KernelConfig& config) {
   for (const ChoiceReport& c : choices) {
@@ -44,17 +25,24 @@ TuneOutcome tune_incrementally(const Problem& problem, const DeviceInfo& device,
     if (int(i) != anchor) carried.push_back(reusable[i]);
   }
 
-  BackendList narrowed;
-  std::vector<std::vector<KernelConfig>> all_configs;
-  for (const auto& backend : backends) {
-    all_configs.push_back(backend->configs(problem, options.search));
+  // Today's choices (choice_selection.h), less those carried over from the store.
+  const ChoiceSelection today = select_choices(problem, device, backends, options);
+  if (today.use) return autotune(problem, device, backends, options);
+  ChoiceSelection fresh_choices = today;
+  for (std::size_t b = 0; b < backends.size(); ++b) {
     std::vector<KernelConfig> keep;
-    for (const KernelConfig& config : all_configs.back()) {
-      if (find_choice(carried, backend->name(), config) == nullptr) keep.push_back(config);
+    for (const KernelConfig& config : today.configs[b]) {
+      if (find_choice(carried, backends[b]->name(), config) == nullptr) keep.push_back(config);
     }
-    narrowed.push_back(std::make_unique<NarrowedBackend>(*backend, std::move(keep)));
+    fresh_choices.configs[b] = std::move(keep);
   }
-  TuneOutcome fresh = autotune(problem, device, narrowed, options);
+  // The ranking's reserve stands in for top choices that all fail; a good carried choice
+  // already does.
+  for (const ChoiceReport& c : carried) {
+    if (c.status == ChoiceStatus::ok) fresh_choices.reserve.clear();
+  }
+  TuneOutcome fresh = autotune_selection(problem, device, backends, options, fresh_choices);
+  const std::vector<std::vector<KernelConfig>>& all_configs = today.configs;
 
   // Every choice in the fixed order (backend registration, then config order), as a full
   // tuning would list them, so that pick_best breaks ties the same way.
@@ -63,7 +51,7 @@ TuneOutcome tune_incrementally(const Problem& problem, const DeviceInfo& device,
   out.report.choices.clear();
   for (std::size_t b = 0; b < backends.size(); ++b) {
     const std::string_view name = backends[b]->name();
-    if (all_configs[b].empty()) {
+    if (today.offered[b] == 0) {
       for (const ChoiceReport& c : fresh.report.choices) {
         if (c.backend == name) out.report.choices.push_back(c);  // its "offers nothing" row
       }
@@ -76,6 +64,10 @@ TuneOutcome tune_incrementally(const Problem& problem, const DeviceInfo& device,
         out.report.choices.push_back(*stored);
       }
     }
+  }
+  // Choices the fresh tuning took from the ranking's reserve (its top choices all failed).
+  for (const ChoiceReport& c : fresh.report.choices) {
+    if (find_choice(out.report.choices, c.backend, c.config) == nullptr) out.report.choices.push_back(c);
   }
   out.report.best = pick_best(out.report.choices, options.noise_band);
   if (out.report.best < 0) return out;

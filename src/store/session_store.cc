@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "../core/choice_selection.h"
 #include "store_entry.h"
 
 namespace gemmtune {
@@ -19,12 +20,6 @@ std::unique_ptr<SessionStore> SessionStore::open(const StoreOptions& options) {
 
 namespace {
 
-bool wanted(const TuneOptions& options, std::string_view backend) {
-  bool yes = options.backends.empty();
-  for (const std::string& name : options.backends) yes = yes || name == backend;
-  return yes;
-}
-
 const Backend* find_backend(const BackendList& backends, std::string_view name) {
   for (const auto& backend : backends) {
     if (backend->name() == name) return backend.get();
@@ -41,9 +36,10 @@ bool holds(const std::vector<ChoiceReport>& choices, std::string_view backend, c
 
 }  // namespace
 
-StoreLookup SessionStore::lookup(const Problem& problem, const std::string& device, const BackendList& backends,
+StoreLookup SessionStore::lookup(const Problem& problem, const DeviceInfo& device_info, const BackendList& backends,
                                  const TuneOptions& options) {
   const auto start = std::chrono::steady_clock::now();
+  const std::string device = device_info.fingerprint();
   const std::string problem_key = ProblemKey::of(problem).to_string();
   const std::string key = store_key(device, problem_key);
   auto ignore = [&](const std::string& why) {
@@ -75,18 +71,21 @@ StoreLookup SessionStore::lookup(const Problem& problem, const std::string& devi
   auto current = [&](std::string_view name) {
     const Backend* backend = find_backend(backends, name);
     auto version = entry->backend_versions.find(std::string(name));
-    return backend != nullptr && wanted(options, name) && version != entry->backend_versions.end() &&
+    return backend != nullptr && backend_wanted(options, name) && version != entry->backend_versions.end() &&
            version->second == backend->version();
   };
   StoreLookup out;
   for (const ChoiceReport& c : report->choices) {
     if (current(c.backend)) out.reusable.push_back(c);
   }
+  // Today's choices (the search space, narrowed by the lookup table and the cost model) must
+  // all have a stored time. A table entry that says "use this config" makes the store moot.
+  const ChoiceSelection today = select_choices(problem, device_info, backends, options);
+  if (today.use) return {};
   bool covered = current(entry->pick_backend);
-  for (const auto& backend : backends) {
-    if (!covered || !wanted(options, backend->name())) continue;
-    for (const KernelConfig& config : backend->configs(problem, options.search)) {
-      covered = covered && holds(out.reusable, backend->name(), config);
+  for (std::size_t b = 0; b < backends.size() && covered; ++b) {
+    for (const KernelConfig& config : today.configs[b]) {
+      covered = covered && holds(out.reusable, backends[b]->name(), config);
     }
   }
   if (!covered) return out;

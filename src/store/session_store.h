@@ -38,10 +38,11 @@ class SessionStore {
 
   // A hit when an intact entry exists for this device and problem, its pick's backend is
   // among `backends` (and wanted by `options`) at the version that measured it and can still
-  // implement the config, and the entry holds a time for every config the wanted backends
-  // offer today. A damaged or unusable entry is reported once and treated as a miss with
+  // implement the config, and the entry holds a time for every choice a tuning would run
+  // today (select_choices: the search space, narrowed by the lookup table and the cost
+  // model). A lookup-table entry of mode "use" makes every lookup a miss. A damaged or unusable entry is reported once and treated as a miss with
   // nothing reusable, so that the caller re-tunes all and overwrites it.
-  StoreLookup lookup(const Problem& problem, const std::string& device, const BackendList& backends,
+  StoreLookup lookup(const Problem& problem, const DeviceInfo& device, const BackendList& backends,
                      const TuneOptions& options);
   // Writes the result (read-write mode only); a failure is a warning.
   void save(const TuneReport& report, const BackendList& backends);

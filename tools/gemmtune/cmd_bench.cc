@@ -10,14 +10,8 @@
 namespace gemmtune::cli {
 
 int run_bench(int argc, char** argv) {
-  std::vector<OptionSpec> specs = {
-      {"dtype", true, "--dtype T              f32 | f16 | bf16 | s8; default f32"},
-      {"shapes", true, "--shapes S             small | llm | square | FILE of 'M N K' lines (required)"},
-      {"layout", true, "--layout L             nn | nt | tn | tt; default nt for llm (C = A·Wᵀ), else nn"},
-      {"max-m", true, "--max-m M              llm set: largest M (default 256 on the CPU, 8192 on a GPU)"},
-      {"max-square", true, "--max-square S         square set: largest size (default 2048 on the CPU, 4096 on a GPU)"},
-      {"json", false, "--json                 print the results as JSON"},
-  };
+  std::vector<OptionSpec> specs = shape_options();
+  specs.push_back({"json", false, "--json                 print the results as JSON"});
   for (OptionSpec& spec : session_options()) specs.push_back(spec);
   for (int i = 2; i < argc; ++i) {
     if (std::string(argv[i]) == "--help") {
@@ -30,41 +24,28 @@ int run_bench(int argc, char** argv) {
   }
   auto args = Args::parse("bench", specs, argc, argv, 2);
   if (!args.is_ok()) return fail(args.status());
-  if (!args->has("shapes")) return fail(invalid_argument("--shapes is required (small, llm, square or a file)"));
-  auto dtype = parse_dtype(args->get("dtype", "f32"));
-  if (!dtype.is_ok()) return fail(invalid_argument("--dtype: " + dtype.status().message()));
-  const std::string set = args->get("shapes", "");
-  const std::string layout = args->get("layout", set == "llm" ? "nt" : "nn");
   auto options = session_options_from(*args);
   if (!options.is_ok()) return fail(options.status());
   auto session = Session::create(*options);
   if (!session.is_ok()) return fail(session.status());
-  // A 2-core CPU spends minutes on what a GPU does in milliseconds: smaller default sets.
-  const bool gpu = (*session)->device().kind == DeviceKind::cuda;
-  auto max_m = args->get_int("max-m", gpu ? 8192 : 256, 1);
-  auto max_square = args->get_int("max-square", gpu ? 4096 : 2048, 1);
-  if (!max_m.is_ok()) return fail(max_m.status());
-  if (!max_square.is_ok()) return fail(max_square.status());
-  auto shapes = shape_set(set, *max_m, *max_square);
+  auto shapes = shapes_from(*args, (*session)->device().kind == DeviceKind::cuda);
   if (!shapes.is_ok()) return fail(shapes.status());
 
   const std::vector<std::string> peers = peer_backends(**session);
   std::vector<ShapeComparison> rows;
-  for (std::size_t i = 0; i < shapes->size(); ++i) {
-    const Shape& s = (*shapes)[i];
-    auto problem = Problem::create(s.m, s.n, s.k, *dtype, layout);
-    if (!problem.is_ok()) return fail(invalid_argument("shape " + std::to_string(i + 1) + ": " + problem.status().message()));
-    std::fprintf(stderr, "[%zu/%zu] %s\n", i + 1, shapes->size(), problem->describe().c_str());
-    auto row = compare_with_peers(**session, *problem, peers, options->tuning.timing);
+  for (std::size_t i = 0; i < shapes->problems.size(); ++i) {
+    const Problem& problem = shapes->problems[i];
+    std::fprintf(stderr, "[%zu/%zu] %s\n", i + 1, shapes->problems.size(), problem.describe().c_str());
+    auto row = compare_with_peers(**session, problem, peers, options->tuning.timing);
     if (!row.is_ok()) return fail(row.status());
     rows.push_back(*row);
   }
   if (args->flag("json")) {
     nlohmann::json out = comparison_json(rows);
     out["device"] = device_json((*session)->device());
-    out["dtype"] = dtype_name(*dtype);
-    out["layout"] = layout;
-    out["shapes_set"] = set;
+    out["dtype"] = dtype_name(shapes->dtype);
+    out["layout"] = shapes->layout;
+    out["shapes_set"] = shapes->set;
     std::cout << out.dump(2) << "\n";
   } else {
     std::cout << comparison_table(rows);

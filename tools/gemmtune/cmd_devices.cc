@@ -4,6 +4,7 @@
 
 #include "commands.h"
 #include "common.h"
+#include "gemmtune/cost_model.h"
 
 namespace gemmtune::cli {
 
@@ -31,7 +32,9 @@ int run_devices(int argc, char** argv) {
     }
   }
   if (args->flag("json")) {
-    nlohmann::json out = {{"devices", {device_json(*cpu)}}, {"backends", backends}};
+    nlohmann::json out = {{"devices", {device_json(*cpu)}},
+                          {"backends", backends},
+                          {"cost_model", CostModel::built_in()}};
     if (!cuda.is_ok()) out["cuda"] = cuda.status().message();
     std::cout << out.dump(2) << "\n";
     return kExitOk;
@@ -47,6 +50,7 @@ int run_devices(int argc, char** argv) {
   std::printf("  kernel ISA: %s%s\n", std::string(cpu_isa_name(c.best_isa())).c_str(),
               c.isa_cap.empty() ? "" : (" (capped by GEMMTUNE_CPU_ISA=" + c.isa_cap + ")").c_str());
   std::printf("cuda: %s\n", cuda.is_ok() ? "present" : cuda.status().message().c_str());
+  std::printf("cost model: %s\n", CostModel::built_in() ? "built in (XGBoost)" : CostModel::not_built_in_reason().c_str());
   std::printf("backends:\n");
   for (const auto& b : backends) {
     std::printf("  %-5s %-10s %-4s %s\n", b["device"].get<std::string>().c_str(), b["name"].get<std::string>().c_str(),

@@ -91,11 +91,7 @@ Status write_plot(const Table& t, const std::string& path, const std::string& ti
      << "set title 'after: multi-kernel op'\nplot '" << data << "' index 1 using 1:2:3 with image notitle, '' index 1 using 1:2:(sprintf('%.2f',$3)) with labels notitle\n"
      << "unset multiplot\n";
   gp.close();
-  const std::string command = "gnuplot '" + script + "' 2>&1";
-  if (std::system(command.c_str()) != 0) {
-    return Status(ErrorCode::unavailable, "gnuplot failed (is gnuplot installed?) running " + script);
-  }
-  return Status::ok();
+  return run_gnuplot(script);
 }
 
 }  // namespace

@@ -9,6 +9,9 @@ int run_bench(int argc, char** argv);
 int run_demo(int argc, char** argv);
 int run_hints_table(int argc, char** argv);
 int run_cache(int argc, char** argv);
+int run_sweep(int argc, char** argv);
+int run_lut(int argc, char** argv);
+int run_model(int argc, char** argv);
 
 
 }  // namespace gemmtune::cli

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 
 
@@ -18,6 +19,12 @@ std::vector<OptionSpec> session_options() {
   std::vector<OptionSpec> specs = {
       {"device", true, "--device D             device to run on: cpu (default)"},
       {"search", true, "--search S             config space: default | exhaustive"},
+      {"benchmark", true, "--benchmark B          which searched choices are timed: all (default) | top:K\n"
+                          "                       (the K the cost model ranks fastest)"},
+      {"fast", false, "--fast                 --search exhaustive --benchmark top:" + std::to_string(kFastTopK)},
+      {"lut", true, "--lut FILE             kernel lookup table (default: $GEMMTUNE_LUT)"},
+      {"model", true, "--model FILE           cost model for --benchmark top:K (default: $GEMMTUNE_MODEL,\n"
+                      "                       then the model shipped for this device in data/models)"},
       {"backends", true, "--backends A,B         only these backends (default: all)"},
       {"samples", true, "--samples N            timing samples per choice (default 7)"},
       {"min-sample-ms", true, "--min-sample-ms T      each sample runs at least T ms (default 2)"},
@@ -53,6 +60,17 @@ Result<SessionOptions> session_options_from(const Args& args) {
   SessionOptions options;
   options.device = args.get("device", "cpu");
   GEMMTUNE_ASSIGN_OR_RETURN(options.tuning.search, parse_search_space(args.get("search", "default")));
+  GEMMTUNE_ASSIGN_OR_RETURN(options.tuning.benchmark, parse_benchmark_space(args.get("benchmark", "all")));
+  if (args.flag("fast")) {
+    if (args.has("search") || args.has("benchmark")) {
+      return invalid_argument("--fast means --search exhaustive --benchmark top:" + std::to_string(kFastTopK) +
+                              "; give either --fast or --search/--benchmark");
+    }
+    options.tuning.search = SearchSpace::exhaustive;
+    options.tuning.benchmark.top_k = kFastTopK;
+  }
+  options.lut_path = args.get("lut", options.lut_path);
+  options.model_path = args.get("model", options.model_path);
   std::string list = args.get("backends", "");
   for (std::size_t pos = 0; pos < list.size();) {
     std::size_t comma = list.find(',', pos);
@@ -103,6 +121,7 @@ nlohmann::json report_json(const TuneReport& report) {
   }
   return {{"choices", choices},
           {"best", best},
+          {"selection", report.selection},
           {"tuning_s", report.tuning_s},
           {"store_hit", report.store_hit},
           {"compilations", report.compilations}};
@@ -112,6 +131,7 @@ nlohmann::json device_json(const DeviceInfo& device) {
   const CpuInfo& cpu = device.cpu;
   return {{"name", device.name},
           {"fingerprint", device.fingerprint()},
+          {"device_class", device.device_class()},
           {"cpu",
            {{"model", cpu.model},
             {"features", cpu.feature_names()},
@@ -175,6 +195,14 @@ std::vector<std::string> peer_backends(const Session& session) {
     if (name == "onednn" || name == "openblas" || name == "cublaslt") peers.push_back(name);
   }
   return peers;
+}
+
+Status run_gnuplot(const std::string& script_path) {
+  const std::string command = "gnuplot '" + script_path + "' 2>&1";
+  if (std::system(command.c_str()) != 0) {
+    return Status(ErrorCode::unavailable, "gnuplot failed (is gnuplot installed?) running " + script_path);
+  }
+  return Status::ok();
 }
 
 double geometric_mean(const std::vector<double>& values) {

@@ -18,7 +18,8 @@ inline constexpr int kExitUsage = 2;
 // Prints "gemmtune: <message>" and returns kExitUsage for invalid arguments, else kExitFailed.
 int fail(const Status& status);
 
-// --device, --search, --backends, --samples, --min-sample-ms, --verbose, --cache, --cache-mode.
+// --device, --search, --benchmark, --fast, --lut, --model, --backends, --samples,
+// --min-sample-ms, --verbose, --cache, --cache-mode.
 std::vector<OptionSpec> session_options();
 Result<SessionOptions> session_options_from(const Args& args);
 // --cache, --cache-mode: where the tuning store is; over the GEMMTUNE_CACHE* environment.
@@ -51,6 +52,9 @@ Result<ShapeComparison> compare_with_peers(Session& session, const Problem& prob
 // The libraries gemmtune is measured against on the session's device: oneDNN and OpenBLAS on
 // the CPU, cuBLASLt's first heuristic pick (what torch.mm gets) on a GPU.
 std::vector<std::string> peer_backends(const Session& session);
+
+// Runs gnuplot on a script; unavailable when it fails (or is not installed).
+Status run_gnuplot(const std::string& script_path);
 
 // exp(mean(log x)) of the positive entries; 0 when there are none.
 double geometric_mean(const std::vector<double>& values);

@@ -1,0 +1,161 @@
+// The learned cost model: from features of (problem, config) to the predicted log of the run
+// time, so that a large search space can be ranked and only the top k benchmarked
+// (Inductor's fast_autotune). Gradient-boosted trees trained with XGBoost on sweeps gemmtune
+// ran itself; a model knows the device and backend versions it was measured on and refuses to
+// rank for any other (docs/lut-and-model.md).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gemmtune/config.h"
+#include "gemmtune/device.h"
+#include "gemmtune/problem.h"
+#include "gemmtune/status.h"
+#include "gemmtune/sweep.h"
+
+namespace gemmtune {
+
+inline constexpr const char* kCostModelFormat = "gemmtune-cost-model";
+// Every bump says why; models of another version are refused, never misread.
+inline constexpr int kCostModelVersion = 1;  // 1: first layout (XGBoost UBJSON booster, target ln(time_us))
+
+// The defaults keep a model of ~100k rows near 2 MB (the shipped models live in the repository)
+// with the held-out quality of models three times its size (docs/lut-and-model.md).
+struct TrainOptions {
+  int rounds = 300;        // boosting rounds (trees)
+  int max_depth = 6;
+  double eta = 0.1;        // learning rate
+  double subsample = 0.8;  // rows per tree
+  double colsample = 0.8;  // features per tree
+  double min_child_weight = 1;
+  int threads = 0;         // 0: every core
+  std::uint64_t seed = 1;
+};
+
+// What a model file says about itself; readable without XGBoost.
+struct ModelInfo {
+  std::string device;        // DeviceInfo::fingerprint() of the machine the sweeps ran on
+  std::string device_class;
+  std::map<std::string, std::string> backend_versions;  // of the backends it ranks
+  std::vector<std::string> backends;       // backends it ranks
+  std::vector<std::string> features;       // names, in the order the trees index them
+  std::vector<std::string> problem_kinds;  // "f32.f32.f32:nn": dtypes and layout it has data for
+  std::vector<std::string> training_shapes;  // ProblemKey::to_string() of every shape trained on
+  std::vector<std::string> training_data;    // the sweep files
+  std::int64_t training_rows = 0;
+  double training_rmse = 0;  // of ln(time_us), on the training rows
+  TrainOptions params;
+  std::int64_t created_unix = 0;
+};
+
+// One choice to rank.
+struct ModelChoice {
+  std::string backend;
+  KernelConfig config;
+};
+
+class CostModel {
+ public:
+  ~CostModel();
+  CostModel(const CostModel&) = delete;
+  CostModel& operator=(const CostModel&) = delete;
+
+  // Whether this build has XGBoost (GEMMTUNE_WITH_XGBOOST). Without it models can be read
+  // (read_info) but not trained or used.
+  static bool built_in();
+  // Why a build without XGBoost cannot train or use a model; what model commands print there.
+  static std::string not_built_in_reason();
+
+  // Trains on the ok rows of sweeps measured on one device with the same backend versions.
+  // `names` (the files) are recorded in the model.
+  static Result<std::shared_ptr<const CostModel>> train(const std::vector<SweepData>& sweeps,
+                                                        const std::vector<std::string>& names,
+                                                        const TrainOptions& options);
+  // Checks format, version, fields and checksum; corrupt_data naming what is wrong.
+  static Result<std::shared_ptr<const CostModel>> load(const std::string& path);
+  static Result<ModelInfo> read_info(const std::string& path);
+  Status save(const std::string& path) const;
+
+  const ModelInfo& info() const;
+
+  // Ok when the model was trained on this device fingerprint, with these versions of every
+  // backend it ranks that `versions` lists; else what differs ("trained on cpu|…, this is
+  // cpu|…", "backend cpu is at version b2…, the model was trained on 9f…").
+  Status check_trained_on(const std::string& device, const std::map<std::string, std::string>& versions) const;
+  // Ok when the model has data for the problem's dtypes and layout.
+  Status applies_to(const Problem& problem) const;
+  // Whether it ranks this backend's choices (the others are always timed).
+  bool ranks(std::string_view backend) const;
+
+  // Predicted ln(time in microseconds) of each choice on the problem.
+  Result<std::vector<double>> predict(const Problem& problem, const std::vector<ModelChoice>& choices) const;
+
+  struct Impl;
+
+ private:
+  explicit CostModel(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// The model shipped for a device: the first *.json file in data/models of the tree the
+// executable was built in, then of the source tree this library was built from (or, when
+// $GEMMTUNE_MODEL_DIR is set, in that folder alone), that was trained on this device
+// fingerprint and passes check_trained_on.
+// not_found listing what was looked at and why each was not taken.
+Result<std::shared_ptr<const CostModel>> find_cost_model(const std::string& device,
+                                                         const std::map<std::string, std::string>& versions);
+// Loads `path` and checks it against the device and versions.
+Result<std::shared_ptr<const CostModel>> load_cost_model_for(const std::string& path, const DeviceInfo& device,
+                                                             const std::map<std::string, std::string>& versions);
+
+// --- evaluation on held-out sweeps ---
+
+// One shape of an evaluation at k.
+struct EvalShape {
+  std::string problem;          // ProblemKey::to_string()
+  int configs = 0;              // choices of the exhaustive space (rows of the sweep)
+  double best_us = 0;           // fastest measured time of all
+  double top_k_best_us = 0;     // fastest measured time among the model's top k
+  double quality = 0;           // best_us / top_k_best_us (1: the top k hold the best)
+  double all_cost_us = 0;       // simulated tuning time of the whole space
+  double top_k_cost_us = 0;     // simulated tuning time of the top k, ranking included
+  double rank_us = 0;           // measured: features and prediction for every choice
+};
+
+struct EvalPoint {
+  int k = 0;
+  double quality_geomean = 0;  // geometric mean over shapes of best_us / top_k_best_us
+  double quality_min = 0;
+  double time_fraction = 0;    // Σ top_k_cost_us / Σ all_cost_us over shapes
+  int shapes_with_best = 0;    // shapes whose top k hold the fastest config
+};
+
+struct ModelEval {
+  int k = 0;
+  EvalPoint at_k;
+  std::vector<EvalPoint> curve;  // k = 1 … max(k, curve_max)
+  std::vector<EvalShape> shapes;  // at k
+  int shapes_in_training = 0;     // shapes of the data the model was trained on, left out
+};
+
+// Ranks each held-out shape's choices with the model and compares the top k with the whole
+// space as measured by the sweep (docs/lut-and-model.md, "Evaluation"). The sweep must have
+// been measured where the model was trained; shapes the model was trained on are left out,
+// and an error is returned when none remains.
+Result<ModelEval> evaluate_cost_model(const CostModel& model, const SweepData& held_out, int k, int curve_max = 20);
+
+// Simulated tuning time of a set of measured choices, following the autotuner step by step:
+// the shape's setup; preparing on `meta.workers` threads (list scheduling in order); one
+// verified run each; then, with more than one choice, a short sample each and the full timing
+// of those within meta.prune_factor of the fastest short sample; with one, its full timing.
+// A choice the sweep never timed in full (it was beyond full_within of the fastest) is charged
+// its short sample's cost × (warm-ups + 1 + samples) / 3: the calls a full timing of a kernel
+// slower than one sample takes, against the three of the short sample.
+double simulated_tuning_us(const SweepMeta& meta, double setup_us, const std::vector<const ConfigMeasurement*>& set);
+
+}  // namespace gemmtune

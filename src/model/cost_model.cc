@@ -1,0 +1,396 @@
+#include "gemmtune/cost_model.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "../core/file_text.h"
+#include "../store/store_entry.h"
+#include "booster.h"
+#include "features.h"
+
+#ifndef GEMMTUNE_SOURCE_DIR
+#define GEMMTUNE_SOURCE_DIR ""
+#endif
+
+namespace gemmtune {
+
+struct CostModel::Impl {
+  ModelInfo info;
+  std::unique_ptr<Booster> booster;
+  std::string booster_bytes;  // XGBoost UBJSON
+};
+
+namespace {
+
+using nlohmann::json;
+
+constexpr char kBase64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+std::string base64_encode(const std::string& bytes) {
+  std::string out;
+  out.reserve((bytes.size() + 2) / 3 * 4);
+  for (std::size_t i = 0; i < bytes.size(); i += 3) {
+    const std::uint32_t chunk = std::uint32_t(std::uint8_t(bytes[i])) << 16 |
+                                (i + 1 < bytes.size() ? std::uint32_t(std::uint8_t(bytes[i + 1])) << 8 : 0) |
+                                (i + 2 < bytes.size() ? std::uint32_t(std::uint8_t(bytes[i + 2])) : 0);
+    out += kBase64[chunk >> 18 & 63];
+    out += kBase64[chunk >> 12 & 63];
+    out += i + 1 < bytes.size() ? kBase64[chunk >> 6 & 63] : '=';
+    out += i + 2 < bytes.size() ? kBase64[chunk & 63] : '=';
+  }
+  return out;
+}
+
+Result<std::string> base64_decode(const std::string& text) {
+  auto value = [](char c) -> int {
+    if (c >= 'A' && c <= 'Z') return c - 'A';
+    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+    if (c >= '0' && c <= '9') return c - '0' + 52;
+    if (c == '+') return 62;
+    if (c == '/') return 63;
+    return -1;
+  };
+  if (text.size() % 4 != 0) return Status(ErrorCode::corrupt_data, "booster is not base64 (length)");
+  std::string out;
+  out.reserve(text.size() / 4 * 3);
+  for (std::size_t i = 0; i < text.size(); i += 4) {
+    int v[4];
+    int padding = 0;
+    for (int j = 0; j < 4; ++j) {
+      const char c = text[i + std::size_t(j)];
+      const bool pad_allowed = i + 4 == text.size() && j >= 2;
+      if (c == '=' && pad_allowed && (j == 3 || text[i + 3] == '=')) {
+        v[j] = 0;
+        ++padding;
+      } else if ((v[j] = value(c)) < 0) {
+        return Status(ErrorCode::corrupt_data, "booster is not base64 (character " + std::to_string(i + j) + ")");
+      }
+    }
+    const std::uint32_t chunk = std::uint32_t(v[0]) << 18 | std::uint32_t(v[1]) << 12 | std::uint32_t(v[2]) << 6 |
+                                std::uint32_t(v[3]);
+    out += char(chunk >> 16 & 255);
+    if (padding < 2) out += char(chunk >> 8 & 255);
+    if (padding < 1) out += char(chunk & 255);
+  }
+  return out;
+}
+
+Status bad(const std::string& name, const std::string& why) {
+  return Status(ErrorCode::corrupt_data, "cost model " + name + ": " + why);
+}
+
+json params_json(const TrainOptions& p) {
+  return {{"rounds", p.rounds},       {"max_depth", p.max_depth},   {"eta", p.eta},
+          {"subsample", p.subsample}, {"colsample", p.colsample},   {"min_child_weight", p.min_child_weight},
+          {"seed", p.seed}};
+}
+
+json document_of(const CostModel::Impl& impl) {
+  const ModelInfo& info = impl.info;
+  json out = {{"format", kCostModelFormat},
+              {"version", kCostModelVersion},
+              {"device", info.device},
+              {"device_class", info.device_class},
+              {"backend_versions", info.backend_versions},
+              {"backends", info.backends},
+              {"features", info.features},
+              {"target", "ln(time_us)"},
+              {"problem_kinds", info.problem_kinds},
+              {"training",
+               {{"data", info.training_data},
+                {"rows", info.training_rows},
+                {"rmse_ln", info.training_rmse},
+                {"shapes", info.training_shapes},
+                {"params", params_json(info.params)},
+                {"created_unix", info.created_unix}}},
+              {"booster_ubj_base64", base64_encode(impl.booster_bytes)}};
+  out["checksum"] = "";
+  out["checksum"] = json_checksum(out);
+  return out;
+}
+
+// Typed access to a field; corrupt_data naming it when absent or of another type.
+template <class T>
+Status read_field(const json& object, const char* name, T& out, const std::string& file) {
+  auto it = object.find(name);
+  if (it == object.end()) return bad(file, std::string("lacks '") + name + "'");
+  try {
+    out = it->get<T>();
+  } catch (const json::exception&) {
+    return bad(file, std::string("'") + name + "' is " + std::string(it->type_name()) + ", not of the expected type");
+  }
+  return Status::ok();
+}
+
+// The header of a model document, checked: format, version, checksum, every field's type.
+Result<ModelInfo> info_from_document(json document, const std::string& file, std::string* booster_base64) {
+  if (!document.is_object()) return bad(file, "is not a JSON object");
+  std::string format;
+  GEMMTUNE_RETURN_IF_ERROR(read_field(document, "format", format, file));
+  if (format != kCostModelFormat) return bad(file, "'format' is \"" + format + "\", not \"" + kCostModelFormat + "\"");
+  int version = 0;
+  GEMMTUNE_RETURN_IF_ERROR(read_field(document, "version", version, file));
+  if (version != kCostModelVersion) {
+    return bad(file, "is of version " + std::to_string(version) + "; this build reads " +
+                         std::to_string(kCostModelVersion) + " (retrain with `gemmtune model train`)");
+  }
+  std::string checksum;
+  GEMMTUNE_RETURN_IF_ERROR(read_field(document, "checksum", checksum, file));
+  document["checksum"] = "";
+  if (json_checksum(document) != checksum) return bad(file, "fails its checksum (edited or damaged)");
+  ModelInfo info;
+  GEMMTUNE_RETURN_IF_ERROR(read_field(document, "device", info.device, file));
+  GEMMTUNE_RETURN_IF_ERROR(read_field(document, "device_class", info.device_class, file));
+  GEMMTUNE_RETURN_IF_ERROR(read_field(document, "backend_versions", info.backend_versions, file));
+  GEMMTUNE_RETURN_IF_ERROR(read_field(document, "backends", info.backends, file));
+  GEMMTUNE_RETURN_IF_ERROR(read_field(document, "features", info.features, file));
+  GEMMTUNE_RETURN_IF_ERROR(read_field(document, "problem_kinds", info.problem_kinds, file));
+  json training;
+  GEMMTUNE_RETURN_IF_ERROR(read_field(document, "training", training, file));
+  GEMMTUNE_RETURN_IF_ERROR(read_field(training, "data", info.training_data, file));
+  GEMMTUNE_RETURN_IF_ERROR(read_field(training, "rows", info.training_rows, file));
+  GEMMTUNE_RETURN_IF_ERROR(read_field(training, "rmse_ln", info.training_rmse, file));
+  GEMMTUNE_RETURN_IF_ERROR(read_field(training, "shapes", info.training_shapes, file));
+  GEMMTUNE_RETURN_IF_ERROR(read_field(training, "created_unix", info.created_unix, file));
+  json params;
+  GEMMTUNE_RETURN_IF_ERROR(read_field(training, "params", params, file));
+  GEMMTUNE_RETURN_IF_ERROR(read_field(params, "rounds", info.params.rounds, file));
+  GEMMTUNE_RETURN_IF_ERROR(read_field(params, "max_depth", info.params.max_depth, file));
+  GEMMTUNE_RETURN_IF_ERROR(read_field(params, "eta", info.params.eta, file));
+  GEMMTUNE_RETURN_IF_ERROR(read_field(params, "subsample", info.params.subsample, file));
+  GEMMTUNE_RETURN_IF_ERROR(read_field(params, "colsample", info.params.colsample, file));
+  GEMMTUNE_RETURN_IF_ERROR(read_field(params, "min_child_weight", info.params.min_child_weight, file));
+  GEMMTUNE_RETURN_IF_ERROR(read_field(params, "seed", info.params.seed, file));
+  if (booster_base64 != nullptr) GEMMTUNE_RETURN_IF_ERROR(read_field(document, "booster_ubj_base64", *booster_base64, file));
+  return info;
+}
+
+Result<json> read_document(const std::string& path) {
+  GEMMTUNE_ASSIGN_OR_RETURN(std::string text, read_file_text(path, "cost model"));
+  json document = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (document.is_discarded()) return bad(path, "is not valid JSON (truncated or damaged)");
+  return document;
+}
+
+std::string joined(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& item : items) out += (out.empty() ? "" : ", ") + item;
+  return out.empty() ? "none" : out;
+}
+
+// Where shipped models are looked for, in order. $GEMMTUNE_MODEL_DIR, when set, is the only place.
+std::vector<std::filesystem::path> model_dirs() {
+  std::vector<std::filesystem::path> dirs;
+  if (const char* dir = std::getenv("GEMMTUNE_MODEL_DIR"); dir != nullptr && *dir != '\0') return {dir};
+  std::error_code ec;
+  // build/bin/gemmtune → the tree's data/models.
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) dirs.push_back(exe.parent_path().parent_path().parent_path() / "data" / "models");
+  if (std::string(GEMMTUNE_SOURCE_DIR).size() > 0) dirs.push_back(std::filesystem::path(GEMMTUNE_SOURCE_DIR) / "data" / "models");
+  return dirs;
+}
+
+}  // namespace
+
+CostModel::CostModel(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+CostModel::~CostModel() = default;
+
+bool CostModel::built_in() { return booster_built_in(); }
+
+std::string CostModel::not_built_in_reason() { return booster_absent_message(); }
+
+const ModelInfo& CostModel::info() const { return impl_->info; }
+
+Result<std::shared_ptr<const CostModel>> CostModel::train(const std::vector<SweepData>& sweeps,
+                                                         const std::vector<std::string>& names,
+                                                         const TrainOptions& options) {
+  if (!booster_built_in()) return unsupported(booster_absent_message());
+  if (sweeps.empty()) return invalid_argument("no sweep to train on");
+  const SweepMeta& meta = sweeps.front().meta;
+  for (std::size_t i = 1; i < sweeps.size(); ++i) {
+    const std::string which = i < names.size() ? names[i] : "sweep " + std::to_string(i);
+    if (sweeps[i].meta.device != meta.device) {
+      return invalid_argument(which + " was measured on " + sweeps[i].meta.device + ", the first on " + meta.device +
+                              ": a model is trained on one device");
+    }
+    if (sweeps[i].meta.backend_versions != meta.backend_versions) {
+      return invalid_argument(which + " was measured with other backend versions than the first");
+    }
+  }
+  auto impl = std::make_unique<Impl>();
+  ModelInfo& info = impl->info;
+  info.device = meta.device;
+  info.device_class = meta.device_class;
+  info.training_data = names;
+  info.params = options;
+  std::set<std::string> backends, kinds, shapes;
+  for (const SweepData& sweep : sweeps) {
+    for (const SweepRow& row : sweep.rows) {
+      if (row.measured.status != ChoiceStatus::ok || row.measured.time_us <= 0) continue;
+      backends.insert(row.measured.backend);
+      kinds.insert(problem_kind(row.problem));
+      shapes.insert(row.problem.to_string());
+    }
+  }
+  if (backends.empty()) return invalid_argument("the sweeps hold no correct, timed row to train on");
+  info.backends.assign(backends.begin(), backends.end());
+  for (const std::string& backend : info.backends) {
+    auto version = meta.backend_versions.find(backend);
+    info.backend_versions[backend] = version == meta.backend_versions.end() ? "" : version->second;
+  }
+  info.problem_kinds.assign(kinds.begin(), kinds.end());
+  info.training_shapes.assign(shapes.begin(), shapes.end());
+  info.features = feature_names(info.backends);
+
+  std::vector<float> features, labels;
+  for (const SweepData& sweep : sweeps) {
+    for (const SweepRow& row : sweep.rows) {
+      if (row.measured.status != ChoiceStatus::ok || row.measured.time_us <= 0) continue;
+      GEMMTUNE_ASSIGN_OR_RETURN(Problem problem, row.problem.problem());
+      append_features(problem, row.measured.backend, row.measured.config, info.backends, features);
+      labels.push_back(float(std::log(row.measured.time_us)));
+    }
+  }
+  const std::size_t rows = labels.size(), cols = info.features.size();
+  GEMMTUNE_ASSIGN_OR_RETURN(impl->booster, train_booster(features, rows, cols, labels, options));
+  GEMMTUNE_ASSIGN_OR_RETURN(impl->booster_bytes, impl->booster->save());
+  GEMMTUNE_ASSIGN_OR_RETURN(std::vector<float> fitted, impl->booster->predict(features, rows, cols));
+  double squared = 0;
+  for (std::size_t i = 0; i < rows; ++i) squared += double(fitted[i] - labels[i]) * double(fitted[i] - labels[i]);
+  info.training_rows = std::int64_t(rows);
+  info.training_rmse = std::sqrt(squared / double(rows));
+  info.created_unix =
+      std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+  return std::shared_ptr<const CostModel>(new CostModel(std::move(impl)));
+}
+
+Result<ModelInfo> CostModel::read_info(const std::string& path) {
+  GEMMTUNE_ASSIGN_OR_RETURN(json document, read_document(path));
+  return info_from_document(std::move(document), path, nullptr);
+}
+
+Result<std::shared_ptr<const CostModel>> CostModel::load(const std::string& path) {
+  GEMMTUNE_ASSIGN_OR_RETURN(json document, read_document(path));
+  std::string booster_base64;
+  auto impl = std::make_unique<Impl>();
+  GEMMTUNE_ASSIGN_OR_RETURN(impl->info, info_from_document(std::move(document), path, &booster_base64));
+  if (!booster_built_in()) return unsupported("cannot use cost model " + path + ": " + booster_absent_message());
+  // The trees index features by position: a build that computes other features (a config
+  // field added or renamed) would feed them the wrong columns.
+  const std::vector<std::string> expected = feature_names(impl->info.backends);
+  if (impl->info.features != expected) {
+    return Status(ErrorCode::unsupported, "cost model " + path + " was trained on features [" +
+                                              joined(impl->info.features) + "], this build computes [" +
+                                              joined(expected) + "]; retrain it (`gemmtune model train`)");
+  }
+  GEMMTUNE_ASSIGN_OR_RETURN(impl->booster_bytes, base64_decode(booster_base64));
+  auto booster = load_booster(impl->booster_bytes);
+  if (!booster.is_ok()) return bad(path, "its trees do not load: " + booster.status().message());
+  impl->booster = std::move(booster).value();
+  return std::shared_ptr<const CostModel>(new CostModel(std::move(impl)));
+}
+
+Status CostModel::save(const std::string& path) const {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  // One line per top-level field keeps the file readable with the long booster on its own line.
+  const json document = document_of(*impl_);
+  out << "{\n";
+  std::size_t i = 0;
+  for (const auto& [key, value] : document.items()) {
+    out << "  " << json(key).dump() << ": " << value.dump() << (++i < document.size() ? ",\n" : "\n");
+  }
+  out << "}\n";
+  out.close();
+  if (!out.good()) return Status(ErrorCode::io_error, "cannot write cost model " + path);
+  return Status::ok();
+}
+
+Status CostModel::check_trained_on(const std::string& device, const std::map<std::string, std::string>& versions) const {
+  const ModelInfo& info = impl_->info;
+  if (device != info.device) {
+    return unsupported("the cost model was trained on device '" + info.device + "', this is '" + device + "'");
+  }
+  for (const auto& [backend, version] : info.backend_versions) {
+    auto now = versions.find(backend);
+    if (now != versions.end() && now->second != version) {
+      return unsupported("the cost model was trained on backend " + backend + " version " + version +
+                         ", this build has " + now->second + " (its kernels changed; sweep and train again)");
+    }
+  }
+  return Status::ok();
+}
+
+Status CostModel::applies_to(const Problem& problem) const {
+  const std::string kind = problem_kind(problem);
+  for (const std::string& known : impl_->info.problem_kinds) {
+    if (known == kind) return Status::ok();
+  }
+  return unsupported("the cost model has no data for " + kind + " problems (it knows " +
+                     joined(impl_->info.problem_kinds) + ")");
+}
+
+bool CostModel::ranks(std::string_view backend) const {
+  for (const std::string& known : impl_->info.backends) {
+    if (known == backend) return true;
+  }
+  return false;
+}
+
+Result<std::vector<double>> CostModel::predict(const Problem& problem, const std::vector<ModelChoice>& choices) const {
+  if (choices.empty()) return std::vector<double>{};
+  std::vector<float> features;
+  features.reserve(choices.size() * impl_->info.features.size());
+  for (const ModelChoice& choice : choices) {
+    append_features(problem, choice.backend, choice.config, impl_->info.backends, features);
+  }
+  GEMMTUNE_ASSIGN_OR_RETURN(std::vector<float> predicted,
+                            impl_->booster->predict(features, choices.size(), impl_->info.features.size()));
+  return std::vector<double>(predicted.begin(), predicted.end());
+}
+
+Result<std::shared_ptr<const CostModel>> load_cost_model_for(const std::string& path, const DeviceInfo& device,
+                                                             const std::map<std::string, std::string>& versions) {
+  GEMMTUNE_ASSIGN_OR_RETURN(auto model, CostModel::load(path));
+  Status trained_on = model->check_trained_on(device.fingerprint(), versions);
+  if (!trained_on.is_ok()) return Status(trained_on.code(), path + ": " + trained_on.message());
+  return model;
+}
+
+Result<std::shared_ptr<const CostModel>> find_cost_model(const std::string& fingerprint,
+                                                         const std::map<std::string, std::string>& versions) {
+  std::string seen;
+  for (const std::filesystem::path& dir : model_dirs()) {
+    std::error_code ec;
+    std::vector<std::filesystem::path> files;
+    for (const auto& item : std::filesystem::directory_iterator(dir, ec)) {
+      if (item.path().extension() == ".json") files.push_back(item.path());
+    }
+    std::sort(files.begin(), files.end());
+    for (const std::filesystem::path& file : files) {
+      auto info = CostModel::read_info(file.string());
+      if (!info.is_ok()) continue;  // not a model (or a damaged one): never ours
+      if (info->device != fingerprint) {
+        seen += "\n  " + file.string() + ": trained on '" + info->device + "'";
+        continue;
+      }
+      auto model = CostModel::load(file.string());
+      Status usable = model.is_ok() ? (*model)->check_trained_on(fingerprint, versions) : model.status();
+      if (usable.is_ok()) return model;
+      seen += "\n  " + file.string() + ": " + usable.message();
+    }
+  }
+  std::string dirs;
+  for (const auto& dir : model_dirs()) dirs += (dirs.empty() ? "" : ", ") + dir.string();
+  return not_found("no cost model for this device ('" + fingerprint + "') in " + dirs +
+                   " (GEMMTUNE_MODEL_DIR, or --model FILE)" + seen);
+}
+
+}  // namespace gemmtune

@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# End to end through the CLI: sweep (and resume), train, eval, tune with the cost model and the
+# lookup table, and a clear error with a non-zero exit for each kind of bad input.
+# Prints "N passed, N failed".
+set -u
+CLI=$1
+passed=0
+failed=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+TIMING="--samples 1 --min-sample-ms 0.05"
+export GEMMTUNE_MODEL_DIR="$tmp/no-models"
+
+ok() { passed=$((passed + 1)); echo "ok: $1"; }
+bad() { failed=$((failed + 1)); echo "FAILED: $1"; }
+# expect NAME RC MESSAGE ARGS...: exit status RC and MESSAGE on stderr.
+expect() {
+  local name=$1 want=$2 message=$3
+  shift 3
+  "$CLI" "$@" >"$tmp/out" 2>"$tmp/err"
+  local rc=$?
+  if [ "$rc" -eq "$want" ] && grep -qF -- "$message" "$tmp/err"; then ok "$name"; else
+    bad "$name (rc $rc, stderr: $(head -c 600 "$tmp/err"))"; fi
+}
+json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); $2" "$1"; }
+
+for cmd in sweep lut model; do
+  if "$CLI" "$cmd" --help | grep -q "usage: gemmtune $cmd"; then ok "$cmd --help"; else bad "$cmd --help"; fi
+done
+
+# --- sweep: rows, resume, refusal of another sweep ---
+printf '8 8 8\n24 40 16\n3 50 7\n64 32 48\n' >"$tmp/train.txt"
+printf '16 24 32\n40 8 24\n' >"$tmp/heldout.txt"
+SWEEP="sweep --device cpu --dtype f32 --space exhaustive --backends cpu,openblas $TIMING"
+"$CLI" $SWEEP --shapes "$tmp/train.txt" --out "$tmp/train.csv" 2>"$tmp/err"
+rows=$(grep -c '^[0-9]' "$tmp/train.csv")
+if [ "$rows" -gt 20 ] && [ "$(grep -c '^# done' "$tmp/train.csv")" = 4 ] && grep -q '\[4/4\]' "$tmp/err"; then
+  ok "sweep writes every config of each shape ($rows rows) with progress"; else bad "sweep ($(tail -3 "$tmp/err"))"; fi
+"$CLI" $SWEEP --shapes "$tmp/train.txt" --out "$tmp/train.csv" 2>"$tmp/err"
+if grep -q "0 shapes measured, 4 already there" "$tmp/err"; then ok "a finished sweep resumes to nothing"; else
+  bad "resume ($(cat "$tmp/err"))"; fi
+# An interruption in the middle of the last shape: cut the file inside its rows.
+cp "$tmp/train.csv" "$tmp/cut.csv"
+lines=$(wc -l <"$tmp/cut.csv")
+head -n $((lines - 3)) "$tmp/cut.csv" >"$tmp/cut2.csv" && mv "$tmp/cut2.csv" "$tmp/cut.csv"
+"$CLI" $SWEEP --shapes "$tmp/train.txt" --out "$tmp/cut.csv" 2>"$tmp/err"
+if grep -q "1 shapes measured, 3 already there" "$tmp/err" && [ "$(grep -c '^# done' "$tmp/cut.csv")" = 4 ]; then
+  ok "an interrupted shape is measured again"; else bad "interrupted resume ($(cat "$tmp/err"))"; fi
+"$CLI" $SWEEP --shapes "$tmp/heldout.txt" --out "$tmp/heldout.csv" 2>/dev/null
+"$CLI" sweep --device cpu --space exhaustive --backends cpu,openblas --samples 2 --min-sample-ms 0.05 \
+  --shapes "$tmp/heldout.txt" --out "$tmp/heldout.csv" >"$tmp/out" 2>"$tmp/err"
+if [ $? -eq 3 ] && grep -qF "its '# meta:' line differs" "$tmp/err"; then ok "a sweep of other settings is refused (exit 3)"; else
+  bad "other settings ($(cat "$tmp/err"))"; fi
+expect "sweep needs --out" 2 "--out FILE.csv is required" sweep --shapes small
+expect "sweep without a GPU" 1 "cuda" sweep --device cuda --shapes small --out "$tmp/gpu.csv"
+"$CLI" $SWEEP --shapes random:40:5 --max-flops 1e5 --max-shapes 40 --max-minutes 0.00001 --out "$tmp/part.csv" 2>"$tmp/err"
+if [ $? -eq 75 ] && grep -q "run again to resume" "$tmp/err"; then ok "--max-minutes stops with exit 75"; else
+  bad "--max-minutes ($(tail -2 "$tmp/err"))"; fi
+
+"$CLI" devices --json >"$tmp/devices.json"
+if json "$tmp/devices.json" 'assert d["cost_model"]' 2>/dev/null; then
+  # --- bad sweep files ---
+  sed '4s/$/,extra/' "$tmp/train.csv" >"$tmp/badrow.csv"
+  expect "a malformed row is named with its line" 1 "badrow.csv:4: expected 17 fields" model train --data "$tmp/badrow.csv" --out "$tmp/m.json"
+  echo "m,n,k" >"$tmp/notsweep.csv"
+  expect "a file that is no sweep is refused" 1 "not a sweep file" model eval --data "$tmp/notsweep.csv" --model "$tmp/m.json"
+
+  # --- train, info, eval ---
+  "$CLI" model train --data "$tmp/train.csv" --out "$tmp/model.json" --rounds 30 --depth 4 2>"$tmp/err"
+  if [ -s "$tmp/model.json" ] && grep -q "trained" "$tmp/err"; then ok "model train"; else bad "model train ($(cat "$tmp/err"))"; fi
+  "$CLI" model info "$tmp/model.json" --json >"$tmp/info.json"
+  if json "$tmp/info.json" 'assert d["training_shapes"] == 4 and "cpu" in d["backends"] and d["problem_kinds"] == ["f32.f32.f32:nn"]'; then
+    ok "model info"; else bad "model info"; fi
+  "$CLI" model eval --data "$tmp/heldout.csv" --model "$tmp/model.json" --top-k 3 --curve 5 --json >"$tmp/eval.json" 2>"$tmp/err"
+  if json "$tmp/eval.json" 'assert d["k"] == 3 and d["shapes"] == 2 and 0 < d["quality_geomean"] <= 1 and 0 < d["time_fraction"] and len(d["curve"]) == 5 and len(d["per_shape"]) == 2'; then
+    ok "model eval --json"; else bad "model eval ($(cat "$tmp/err"))"; fi
+  if command -v gnuplot >/dev/null; then
+    "$CLI" model eval --data "$tmp/heldout.csv" --model "$tmp/model.json" --plot "$tmp/eval.png" >/dev/null 2>"$tmp/err"
+    if [ -s "$tmp/eval.png" ]; then ok "model eval --plot"; else bad "model eval --plot ($(cat "$tmp/err"))"; fi
+  fi
+  expect "eval on the training shapes only" 2 "no held-out shape" model eval --data "$tmp/train.csv" --model "$tmp/model.json"
+  expect "eval without a shipped model" 2 "no cost model for this device" model eval --data "$tmp/heldout.csv"
+  # Found where it is shipped.
+  mkdir -p "$tmp/models" && cp "$tmp/model.json" "$tmp/models/"
+  if GEMMTUNE_MODEL_DIR="$tmp/models" "$CLI" model eval --data "$tmp/heldout.csv" >/dev/null 2>&1; then
+    ok "eval finds the shipped model of the data's device"; else bad "shipped model"; fi
+
+  # --- tune with the model ---
+  "$CLI" tune --m 20 --n 30 --k 40 --search exhaustive --benchmark top:3 --model "$tmp/model.json" \
+    --backends cpu,openblas --json $TIMING >"$tmp/tune.json" 2>"$tmp/err"
+  if json "$tmp/tune.json" 'assert d["selection"].startswith("cost model: top 3 of"), d["selection"]; assert sum(c["backend"] == "cpu" for c in d["choices"]) + sum(c["backend"] == "openblas" for c in d["choices"]) == 3; assert d["best"] is not None'; then
+    ok "tune --benchmark top:3 times three choices"; else bad "tune top:3 ($(cat "$tmp/err"))"; fi
+  GEMMTUNE_MODEL_DIR="$tmp/models" "$CLI" tune --m 20 --n 30 --k 40 --fast --backends cpu,openblas --json $TIMING \
+    >"$tmp/fast.json" 2>"$tmp/err"
+  if json "$tmp/fast.json" 'assert "cost model: top 5" in d["selection"], d["selection"]'; then
+    ok "--fast finds the shipped model"; else bad "--fast ($(cat "$tmp/err"))"; fi
+  # A model of another device: reported, not used, tuning goes on with the default space.
+  sed '2s/"device":"cpu|/"device":"cpu|Another|/' "$tmp/train.csv" >"$tmp/other.csv"
+  "$CLI" model train --data "$tmp/other.csv" --out "$tmp/other-model.json" --rounds 5 2>/dev/null
+  "$CLI" tune --m 20 --n 30 --k 40 --fast --model "$tmp/other-model.json" --json $TIMING >"$tmp/other.json" 2>"$tmp/err"
+  if [ $? -eq 0 ] && grep -q "cost model not used" "$tmp/err" && grep -q "was trained on device" "$tmp/err" && \
+     json "$tmp/other.json" 'assert "without a usable cost model" in d["selection"]'; then
+    ok "a model of another device is reported and not used"; else bad "other device ($(cat "$tmp/err"))"; fi
+  expect "eval of a model on data of another device" 1 "was trained on device" model eval --data "$tmp/heldout.csv" --model "$tmp/other-model.json"
+  printf 'garbage' >"$tmp/garbage.json"
+  expect "a damaged model file" 1 "not valid JSON" model eval --data "$tmp/heldout.csv" --model "$tmp/garbage.json"
+else
+  expect "model train without XGBoost says so" 1 "no learned cost model" model train --data "$tmp/train.csv" --out "$tmp/m.json"
+fi
+"$CLI" tune --m 20 --n 30 --k 40 --fast --json $TIMING >"$tmp/nomodel.json" 2>"$tmp/err"
+if [ $? -eq 0 ] && grep -q "cost model not used" "$tmp/err" && json "$tmp/nomodel.json" 'assert "default space" in d["selection"]'; then
+  ok "--fast without a model tunes the default space and says why"; else bad "--fast without model ($(cat "$tmp/err"))"; fi
+expect "--fast with --search" 2 "give either --fast or --search/--benchmark" tune --m 8 --n 8 --k 8 --fast --search default
+expect "bad benchmark space" 2 "expected all or top:K" tune --m 8 --n 8 --k 8 --benchmark top:0
+
+# --- lookup table: export, validate, use, corrupt, seal ---
+export GEMMTUNE_CACHE="$tmp/store.sqlite"
+"$CLI" tune --m 24 --n 40 --k 16 --backends cpu,openblas $TIMING >/dev/null 2>&1
+"$CLI" tune --m 16 --n 16 --k 16 --backends cpu,openblas $TIMING >/dev/null 2>&1
+"$CLI" lut export "$tmp/lut.json" --configs 2 --mode use 2>"$tmp/err"
+if grep -q "exported 2 entries" "$tmp/err" && "$CLI" lut validate "$tmp/lut.json" | grep -q "ok, 2 entries"; then
+  ok "lut export then validate"; else bad "lut export ($(cat "$tmp/err"))"; fi
+GEMMTUNE_CACHE=off GEMMTUNE_LUT="$tmp/lut.json" "$CLI" tune --m 24 --n 40 --k 16 --json $TIMING >"$tmp/lut-tune.json" 2>"$tmp/err"
+if json "$tmp/lut-tune.json" 'assert "used without tuning" in d["selection"], d["selection"]; assert len(d["choices"]) == 1'; then
+  ok "GEMMTUNE_LUT with mode use: no tuning"; else bad "lut use ($(cat "$tmp/err"))"; fi
+sed 's/"mode": "use"/"mode": "sometimes"/' "$tmp/lut.json" >"$tmp/broken.json"
+"$CLI" lut validate "$tmp/broken.json" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+line=$(grep -n '"sometimes"' "$tmp/broken.json" | head -1 | cut -d: -f1)
+if [ "$rc" -eq 1 ] && grep -q "broken.json:$line: entry 0: 'mode' is \"sometimes\"" "$tmp/err" && grep -q "checksum" "$tmp/err"; then
+  ok "lut validate names each problem with its line"; else bad "lut validate ($(cat "$tmp/err"))"; fi
+GEMMTUNE_CACHE=off "$CLI" tune --m 24 --n 40 --k 16 --lut "$tmp/broken.json" --json $TIMING >"$tmp/out" 2>"$tmp/err"
+if [ $? -eq 0 ] && grep -q "lookup table not used" "$tmp/err" && json "$tmp/out" 'assert d["best"] is not None and len(d["choices"]) > 1'; then
+  ok "a malformed table is reported and tuning goes on"; else bad "malformed lut ($(cat "$tmp/err"))"; fi
+sed 's/"mode": "use"/"mode": "include"/' "$tmp/lut.json" >"$tmp/edited.json"
+if ! "$CLI" lut validate "$tmp/edited.json" >/dev/null 2>&1 && "$CLI" lut seal "$tmp/edited.json" >/dev/null && \
+   "$CLI" lut validate "$tmp/edited.json" >/dev/null; then
+  ok "lut seal accepts a deliberate edit"; else bad "lut seal"; fi
+expect "lut seal of a broken table" 1 "not sealed" lut seal "$tmp/broken.json"
+expect "lut without a subcommand" 2 "lut needs a subcommand" lut
+expect "lut export --mode" 2 "unknown lookup-table mode" lut export "$tmp/x.json" --mode sometimes
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

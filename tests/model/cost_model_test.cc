@@ -1,0 +1,274 @@
+// The cost model on synthetic sweeps whose best config is known: it must learn to rank, survive
+// a save and a load, refuse damaged files and models of other devices or kernels, and narrow a
+// tuning to its top k.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+
+#include "core/autotuner.h"
+#include "gemmtune/cost_model.h"
+#include "store/temp_dir.h"
+
+namespace gemmtune {
+namespace {
+
+using gemmtune::testing::TempDir;
+
+constexpr int kAlgos = 12;
+
+// The best algo of a shape moves with m; every other algo is slower by how far it is from it.
+double synthetic_time_us(const ProblemKey& key, int algo) {
+  const int best = 1 + int(std::log2(double(key.m))) % kAlgos;
+  return 1e-3 * double(key.m) * double(key.n) * double(key.k) / 1e3 * (1.0 + 0.3 * std::abs(algo - best));
+}
+
+SweepData synthetic_sweep(const std::string& device, int first_shape, int shapes) {
+  SweepData data;
+  data.meta.device = device;
+  data.meta.device_class = "cpu/avx2/2t";
+  data.meta.backend_versions = {{"alpha", "1"}};
+  data.meta.search = "exhaustive";
+  for (int s = first_shape; s < first_shape + shapes; ++s) {
+    const std::int64_t m = 1 + (s * 37) % 2000, n = 64 + (s * 53) % 512, k = 64 + (s * 71) % 512;
+    const ProblemKey key = ProblemKey::of(*Problem::create(m, n, k, DType::f32));
+    data.shapes.push_back(key.to_string());
+    for (int algo = 1; algo <= kAlgos; ++algo) {
+      SweepRow row;
+      row.problem = key;
+      row.setup_us = 100;
+      row.measured.backend = "alpha";
+      row.measured.config.algo = algo;
+      row.measured.status = ChoiceStatus::ok;
+      row.measured.time_us = row.measured.quick_us = synthetic_time_us(key, algo);
+      row.measured.full = true;
+      row.measured.prepare_us = 5;
+      row.measured.verify_us = 5;
+      row.measured.quick_cost_us = 50;
+      row.measured.full_cost_us = 500;
+      data.rows.push_back(row);
+    }
+  }
+  return data;
+}
+
+TrainOptions small_training() {
+  TrainOptions options;
+  options.rounds = 80;
+  options.max_depth = 5;
+  options.eta = 0.3;
+  options.threads = 1;
+  return options;
+}
+
+class CostModelTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!CostModel::built_in()) GTEST_SKIP() << CostModel::not_built_in_reason();
+    auto trained = CostModel::train({synthetic_sweep(kDevice, 0, 60)}, {"synthetic.csv"}, small_training());
+    ASSERT_TRUE(trained.is_ok()) << trained.status().message();
+    model_ = *trained;
+  }
+  static constexpr const char* kDevice = "cpu|Synthetic|avx2,|2t|l2=1024K";
+  std::shared_ptr<const CostModel> model_;
+};
+
+TEST_F(CostModelTest, RanksTheConfigsOfShapesItWasNotTrainedOn) {
+  const SweepData held_out = synthetic_sweep(kDevice, 1000, 20);
+  auto eval = evaluate_cost_model(*model_, held_out, 3, kAlgos);
+  ASSERT_TRUE(eval.is_ok()) << eval.status().message();
+  EXPECT_EQ(eval->shapes.size(), 20u);
+  EXPECT_GE(eval->at_k.shapes_with_best, 16) << "the top 3 hold the best config of most shapes";
+  EXPECT_DOUBLE_EQ(eval->curve.back().quality_geomean, 1.0) << "with every config timed, the best is found";
+  EXPECT_GT(eval->curve.back().time_fraction, eval->at_k.time_fraction);
+  EXPECT_LT(eval->at_k.time_fraction, 1.0);
+}
+
+TEST_F(CostModelTest, ShapesItWasTrainedOnAreLeftOutOfTheEvaluation) {
+  SweepData mixed = synthetic_sweep(kDevice, 55, 10);  // 5 trained on, 5 not
+  auto eval = evaluate_cost_model(*model_, mixed, 2);
+  ASSERT_TRUE(eval.is_ok()) << eval.status().message();
+  EXPECT_EQ(eval->shapes_in_training, 5);
+  EXPECT_EQ(eval->shapes.size(), 5u);
+  auto none = evaluate_cost_model(*model_, synthetic_sweep(kDevice, 0, 10), 2);
+  ASSERT_FALSE(none.is_ok());
+  EXPECT_NE(none.status().message().find("no held-out shape"), std::string::npos);
+}
+
+TEST_F(CostModelTest, ASavedModelLoadsAndPredictsTheSame) {
+  TempDir dir;
+  const std::string path = dir.file("model.json");
+  ASSERT_TRUE(model_->save(path).is_ok());
+  auto loaded = CostModel::load(path);
+  ASSERT_TRUE(loaded.is_ok()) << loaded.status().message();
+  EXPECT_EQ((*loaded)->info().device, kDevice);
+  EXPECT_EQ((*loaded)->info().training_shapes, model_->info().training_shapes);
+  const Problem p = *Problem::create(300, 200, 100, DType::f32);
+  std::vector<ModelChoice> choices;
+  for (int algo = 1; algo <= kAlgos; ++algo) choices.push_back({"alpha", *KernelConfig::parse("algo=" + std::to_string(algo))});
+  EXPECT_EQ(*model_->predict(p, choices), *(*loaded)->predict(p, choices));
+  auto info = CostModel::read_info(path);
+  ASSERT_TRUE(info.is_ok());
+  EXPECT_EQ(info->backends, std::vector<std::string>{"alpha"});
+}
+
+TEST_F(CostModelTest, DamagedModelFilesAreRefused) {
+  TempDir dir;
+  const std::string path = dir.file("model.json");
+  ASSERT_TRUE(model_->save(path).is_ok());
+  std::ifstream in(path);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string edited = text;
+  edited.replace(edited.find("\"rows\":"), 7, "\"rows\": 1");
+  std::ofstream(dir.file("edited.json")) << edited;
+  auto refused = CostModel::load(dir.file("edited.json"));
+  ASSERT_FALSE(refused.is_ok());
+  EXPECT_EQ(refused.status().code(), ErrorCode::corrupt_data);
+  EXPECT_NE(refused.status().message().find("checksum"), std::string::npos) << refused.status().message();
+  std::ofstream(dir.file("cut.json")) << text.substr(0, text.size() / 2);
+  auto cut = CostModel::load(dir.file("cut.json"));
+  ASSERT_FALSE(cut.is_ok());
+  EXPECT_NE(cut.status().message().find("not valid JSON"), std::string::npos);
+}
+
+TEST_F(CostModelTest, AModelIsOnlyUsedWhereItWasTrained) {
+  EXPECT_TRUE(model_->check_trained_on(kDevice, {{"alpha", "1"}, {"other", "7"}}).is_ok());
+  Status device = model_->check_trained_on("cpu|Elsewhere|2t", {});
+  ASSERT_FALSE(device.is_ok());
+  EXPECT_NE(device.message().find("cpu|Elsewhere|2t"), std::string::npos) << device.message();
+  Status version = model_->check_trained_on(kDevice, {{"alpha", "2"}});
+  ASSERT_FALSE(version.is_ok());
+  EXPECT_NE(version.message().find("alpha version 1"), std::string::npos) << version.message();
+  EXPECT_FALSE(evaluate_cost_model(*model_, synthetic_sweep("cpu|Elsewhere|2t", 1000, 2), 2).is_ok());
+  EXPECT_TRUE(model_->applies_to(*Problem::create(8, 8, 8, DType::f32)).is_ok());
+  Status kind = model_->applies_to(*Problem::create(8, 8, 8, DType::bf16, "nt"));
+  ASSERT_FALSE(kind.is_ok());
+  EXPECT_NE(kind.message().find("bf16.bf16.bf16:nt"), std::string::npos) << kind.message();
+}
+
+TEST_F(CostModelTest, TheShippedModelIsFoundByItsDevice) {
+  TempDir dir;
+  ASSERT_TRUE(model_->save(dir.file("mine.json")).is_ok());
+  std::ofstream(dir.file("notes.json")) << "{\"not\": \"a model\"}";
+  setenv("GEMMTUNE_MODEL_DIR", dir.path().c_str(), 1);
+  auto found = find_cost_model(kDevice, {});
+  auto missing = find_cost_model("cpu|Elsewhere|2t", {});
+  unsetenv("GEMMTUNE_MODEL_DIR");
+  ASSERT_TRUE(found.is_ok()) << found.status().message();
+  EXPECT_EQ((*found)->info().device, kDevice);
+  ASSERT_FALSE(missing.is_ok());
+  EXPECT_EQ(missing.status().code(), ErrorCode::not_found);
+  EXPECT_NE(missing.status().message().find("mine.json: trained on"), std::string::npos) << missing.status().message();
+}
+
+// GPU-style configs (block sizes, stages, warps, split-k) and a library's algorithm ranks: the
+// features are generic over config fields, so the same model code ranks them.
+TEST(CostModelGpuStyle, TilesAndSplitKAreLearnedFromTheGenericFields) {
+  if (!CostModel::built_in()) GTEST_SKIP() << CostModel::not_built_in_reason();
+  auto sweep = [](int first, int count) {
+    SweepData data;
+    data.meta.device = "cuda|Synthetic|sm90|132sms";
+    data.meta.device_class = "cuda/sm_90a/132sm";
+    data.meta.backend_versions = {{"cuda", "t1"}, {"cublaslt", "l1"}};
+    for (int s = first; s < first + count; ++s) {
+      const std::int64_t m = std::int64_t(1) << (s % 13);  // 1 … 4096
+      const ProblemKey key = ProblemKey::of(*Problem::create(m, 4096, 4096, DType::bf16, "nt"));
+      data.shapes.push_back(key.to_string());
+      auto add = [&](const std::string& backend, const KernelConfig& c, double time) {
+        SweepRow row;
+        row.problem = key;
+        row.measured.backend = backend;
+        row.measured.config = c;
+        row.measured.status = ChoiceStatus::ok;
+        row.measured.time_us = row.measured.quick_us = time;
+        row.measured.full = true;
+        data.rows.push_back(row);
+      };
+      for (int bm : {16, 64, 128}) {
+        for (int split : {1, 4}) {
+          KernelConfig c = *KernelConfig::parse("bn=128 bk=64 stages=2 warps=4 gm=8");
+          c.block_m = bm;
+          c.split_k = split;
+          // Small m wants a small tile and split-k (more blocks); large m a large tile, no split.
+          const double waste = double(bm) / double(std::min<std::int64_t>(m, 128)) + (m < 64 ? 4.0 / split : split);
+          add("cuda", c, 10 + double(m) * 0.05 + waste);
+        }
+      }
+      add("cublaslt", *KernelConfig::parse("algo=1"), 12 + double(m) * 0.05 + 3);
+    }
+    return data;
+  };
+  auto model = CostModel::train({sweep(0, 39)}, {"gpu.csv"}, small_training());
+  ASSERT_TRUE(model.is_ok()) << model.status().message();
+  EXPECT_EQ((*model)->info().problem_kinds, std::vector<std::string>{"bf16.bf16.bf16:nt"});
+  auto rank = [&](std::int64_t m, const std::vector<ModelChoice>& choices) {
+    return *(*model)->predict(*Problem::create(m, 4096, 4096, DType::bf16, "nt"), choices);
+  };
+  const std::vector<ModelChoice> choices = {
+      {"cuda", *KernelConfig::parse("bm=16 bn=128 bk=64 stages=2 warps=4 gm=8 splitk=4")},
+      {"cuda", *KernelConfig::parse("bm=128 bn=128 bk=64 stages=2 warps=4 gm=8 splitk=1")},
+      {"cublaslt", *KernelConfig::parse("algo=1")}};
+  // Few rows: the small tile split four ways; many rows: the large tile, unsplit.
+  const std::vector<double> skinny = rank(8, choices), wide = rank(2048, choices);
+  EXPECT_LT(skinny[0], skinny[1]);
+  EXPECT_LT(skinny[0], skinny[2]);
+  EXPECT_LT(wide[1], wide[0]);
+}
+
+// Configs algo=1..12 (2 in the default space), each running the reference kernel: what is
+// tested is which configs are chosen, not their speed.
+class AlphaBackend final : public Backend {
+ public:
+  std::string_view name() const override { return "alpha"; }
+  std::string version() const override { return "1"; }
+  std::vector<KernelConfig> configs(const Problem&, SearchSpace space) const override {
+    std::vector<KernelConfig> configs;
+    for (int algo = 1; algo <= (space == SearchSpace::exhaustive ? kAlgos : 2); ++algo) {
+      configs.push_back(*KernelConfig::parse("algo=" + std::to_string(algo)));
+    }
+    return configs;
+  }
+  Status can_implement(const Problem&, const KernelConfig&) const override { return Status::ok(); }
+  Result<std::unique_ptr<Kernel>> prepare(const Problem& p, const KernelConfig&) const override {
+    return reference_->prepare(p, {});
+  }
+
+ private:
+  std::unique_ptr<Backend> reference_ = std::move(create_backends(*find_device("cpu")).back());
+};
+
+TEST_F(CostModelTest, ATuningTimesOnlyTheTopKOfTheBackendsTheModelRanks) {
+  DeviceInfo device = *find_device("cpu");
+  BackendList backends;
+  backends.push_back(std::make_unique<AlphaBackend>());
+  backends.push_back(std::move(create_backends(device).back()));  // reference: the model does not rank it
+  TuneOptions options;
+  options.search = SearchSpace::exhaustive;
+  options.benchmark.top_k = 3;
+  options.model = model_;
+  options.timing.samples = 1;
+  options.timing.min_sample_ms = 0.01;
+  const Problem p = *Problem::create(300, 64, 64, DType::f32);
+  TuneOutcome out = autotune(p, device, backends, options);
+  int alpha = 0, reference = 0;
+  for (const ChoiceReport& c : out.report.choices) (c.backend == "alpha" ? alpha : reference) += 1;
+  EXPECT_EQ(alpha, 3);
+  EXPECT_EQ(reference, 1);
+  EXPECT_NE(out.report.selection.find("cost model: top 3 of 13 choices of the exhaustive space"), std::string::npos)
+      << out.report.selection;
+  // The model says algo 1 + log2(300) % 12 = 9 is fastest: it is among the three.
+  bool has_best = false;
+  for (const ChoiceReport& c : out.report.choices) has_best = has_best || (c.backend == "alpha" && c.config.algo == 9);
+  EXPECT_TRUE(has_best);
+
+  // A problem of a kind it has no data for: the default space, timed in full, and said so.
+  TuneOutcome other = autotune(*Problem::create(64, 64, 64, DType::bf16), device, backends, options);
+  EXPECT_NE(other.report.selection.find("without a usable cost model"), std::string::npos) << other.report.selection;
+  alpha = 0;
+  for (const ChoiceReport& c : other.report.choices) alpha += c.backend == "alpha" ? 1 : 0;
+  EXPECT_EQ(alpha, 2);
+}
+
+}  // namespace
+}  // namespace gemmtune

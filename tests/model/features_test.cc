@@ -1,0 +1,68 @@
+// The cost model's features: one value per name, every config field among them, so a field a
+// backend adds reaches the model without an edit.
+#include "model/features.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+namespace gemmtune {
+namespace {
+
+std::vector<float> features_of(const Problem& p, const std::string& backend, const KernelConfig& c,
+                               const std::vector<std::string>& backends) {
+  std::vector<float> out;
+  append_features(p, backend, c, backends, out);
+  return out;
+}
+
+float value(const std::vector<std::string>& names, const std::vector<float>& values, const std::string& name) {
+  const auto it = std::find(names.begin(), names.end(), name);
+  EXPECT_NE(it, names.end()) << name;
+  return it == names.end() ? -1 : values[std::size_t(it - names.begin())];
+}
+
+TEST(Features, OneValuePerNameAndEveryConfigFieldIsAFeature) {
+  const std::vector<std::string> backends = {"cpu", "onednn"};
+  const std::vector<std::string> names = feature_names(backends);
+  const Problem p = *Problem::create(100, 300, 200, DType::f32, "nt");
+  EXPECT_EQ(features_of(p, "cpu", {}, backends).size(), names.size());
+  for (std::string_view field : KernelConfig::field_names()) {
+    EXPECT_NE(std::find(names.begin(), names.end(), "cfg_" + std::string(field)), names.end()) << field;
+  }
+  EXPECT_EQ(std::set<std::string>(names.begin(), names.end()).size(), names.size()) << "names are unique";
+}
+
+TEST(Features, ValuesFollowTheProblemAndTheConfig) {
+  const std::vector<std::string> backends = {"cpu", "onednn"};
+  const std::vector<std::string> names = feature_names(backends);
+  const Problem p = *Problem::create(100, 300, 200, DType::bf16, "nt");
+  KernelConfig c = *KernelConfig::parse("bm=64 bn=128 bk=32 mm=4 mn=16 thr=2 isa=avx2");
+  const std::vector<float> v = features_of(p, "cpu", c, backends);
+  EXPECT_FLOAT_EQ(value(names, v, "a_bytes"), 2);
+  EXPECT_FLOAT_EQ(value(names, v, "b_row_major"), 0);
+  EXPECT_FLOAT_EQ(value(names, v, "cfg_bm"), 64);
+  EXPECT_FLOAT_EQ(value(names, v, "cfg_isa"), 1);
+  EXPECT_FLOAT_EQ(value(names, v, "tiles_bm"), 2);              // ceil(100 / 64)
+  EXPECT_FLOAT_EQ(value(names, v, "pad_bm"), 128.0f / 100.0f);  // 2 blocks of 64 rows for 100
+  EXPECT_FLOAT_EQ(value(names, v, "tiles_bn"), 3);              // ceil(300 / 128)
+  EXPECT_FLOAT_EQ(value(names, v, "log2_blocks_per_thread"), std::log2(6.0f / 2.0f));
+  EXPECT_FLOAT_EQ(value(names, v, "backend_cpu"), 1);
+  EXPECT_FLOAT_EQ(value(names, v, "backend_onednn"), 0);
+  const std::vector<float> library = features_of(p, "onednn", KernelConfig{}, backends);
+  EXPECT_FLOAT_EQ(value(names, library, "tiles_bm"), 0) << "no block size: no tiles";
+  EXPECT_FLOAT_EQ(value(names, library, "backend_onednn"), 1);
+}
+
+TEST(Features, ProblemKindsNameDtypesLayoutAndTf32) {
+  ProblemSpec spec;
+  spec.m = spec.n = spec.k = 8;
+  spec.allow_tf32 = true;
+  EXPECT_EQ(problem_kind(*Problem::create(spec)), "f32.f32.f32:nn:tf32");
+  EXPECT_EQ(problem_kind(*Problem::create(8, 8, 8, DType::s8, "nt")), "s8.s8.s32:nt");
+}
+
+}  // namespace
+}  // namespace gemmtune

@@ -1,0 +1,238 @@
+// gemmtune model: train the cost model on sweeps, evaluate it on held-out sweeps, show one
+// (docs/lut-and-model.md).
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+#include "commands.h"
+#include "common.h"
+#include "gemmtune/cost_model.h"
+
+namespace gemmtune::cli {
+namespace {
+
+constexpr const char* kSummary =
+    "The learned cost model that ranks choices for --benchmark top:K and --fast.\n"
+    "  train --data A.csv[,B.csv] --out MODEL   train on sweeps (`gemmtune sweep`) of one device\n"
+    "  eval --data HELD_OUT.csv --top-k K       rank each held-out shape's configs, time only the top K:\n"
+    "                                           geometric mean of exhaustive best / best of the top K,\n"
+    "                                           and the fraction of exhaustive tuning time that costs\n"
+    "  info MODEL                               what a model was trained on\n"
+    "eval takes --model MODEL, else the model in data/models trained on the sweep's device.";
+
+std::vector<OptionSpec> model_specs() {
+  return {
+      {"data", true, "--data F[,F...]        sweep CSV files"},
+      {"out", true, "--out MODEL            train: where the model goes"},
+      {"model", true, "--model MODEL          eval: the model (default: the shipped one for the data's device)"},
+      {"top-k", true, "--top-k K              eval: choices timed per shape (default " + std::to_string(kFastTopK) + ")"},
+      {"curve", true, "--curve N              eval: the quality/time curve for k = 1..N (default 20)"},
+      {"plot", true, "--plot FILE.png        eval: draw quality and time fraction against k (gnuplot)"},
+      {"json", false, "--json                 eval, info: print JSON"},
+      {"rounds", true, "--rounds N             train: boosting rounds (default 300)"},
+      {"depth", true, "--depth N              train: tree depth (default 6)"},
+      {"eta", true, "--eta X                train: learning rate (default 0.1)"},
+      {"threads", true, "--threads N            train: threads (default: every core)"},
+  };
+}
+
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> items;
+  for (std::size_t pos = 0; pos < text.size();) {
+    std::size_t comma = text.find(',', pos);
+    if (comma == std::string::npos) comma = text.size();
+    if (comma > pos) items.push_back(text.substr(pos, comma - pos));
+    pos = comma + 1;
+  }
+  return items;
+}
+
+int train(const Args& args) {
+  if (!CostModel::built_in()) return fail(unsupported("model train: " + CostModel::not_built_in_reason()));
+  const std::vector<std::string> files = split_list(args.get("data", ""));
+  if (files.empty()) return fail(invalid_argument("--data FILE.csv is required"));
+  if (!args.has("out")) return fail(invalid_argument("--out MODEL is required"));
+  TrainOptions options;
+  auto rounds = args.get_int("rounds", options.rounds, 1, 100000);
+  auto depth = args.get_int("depth", options.max_depth, 1, 32);
+  auto eta = args.get_double("eta", options.eta);
+  auto threads = args.get_int("threads", 0, 0, 1024);
+  for (const Status& s : {rounds.status(), depth.status(), eta.status(), threads.status()}) {
+    if (!s.is_ok()) return fail(s);
+  }
+  if (*eta <= 0 || *eta > 1) return fail(invalid_argument("--eta must be in (0, 1]"));
+  options.rounds = int(*rounds);
+  options.max_depth = int(*depth);
+  options.eta = *eta;
+  options.threads = int(*threads);
+  std::vector<SweepData> sweeps;
+  for (const std::string& file : files) {
+    auto sweep = read_sweep_csv(file);
+    if (!sweep.is_ok()) return fail(sweep.status());
+    sweeps.push_back(std::move(sweep).value());
+  }
+  const auto start = std::chrono::steady_clock::now();
+  auto model = CostModel::train(sweeps, files, options);
+  if (!model.is_ok()) return fail(model.status());
+  const std::string out = args.get("out", "");
+  if (Status saved = (*model)->save(out); !saved.is_ok()) return fail(saved);
+  const ModelInfo& info = (*model)->info();
+  std::fprintf(stderr, "trained %s on %lld rows of %zu shapes (%s) in %.1f s; training RMSE of ln(time) %.3f\n",
+               out.c_str(), static_cast<long long>(info.training_rows), info.training_shapes.size(),
+               info.device_class.c_str(),
+               std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), info.training_rmse);
+  return kExitOk;
+}
+
+nlohmann::json point_json(const EvalPoint& p) {
+  return {{"k", p.k},
+          {"quality_geomean", p.quality_geomean},
+          {"quality_min", p.quality_min},
+          {"time_fraction", p.time_fraction},
+          {"shapes_with_best", p.shapes_with_best}};
+}
+
+Status plot(const ModelEval& eval, const std::string& path, const std::string& title) {
+  const std::string data = path + ".dat";
+  std::ofstream out(data);
+  if (!out) return Status(ErrorCode::io_error, "cannot write " + data);
+  out << "# k quality_geomean quality_min time_fraction\n";
+  for (const EvalPoint& p : eval.curve) {
+    out << p.k << ' ' << p.quality_geomean << ' ' << p.quality_min << ' ' << p.time_fraction << '\n';
+  }
+  out.close();
+  const std::string script = path + ".gp";
+  std::ofstream gp(script);
+  gp << "set terminal pngcairo size 900,520\nset output '" << path << "'\n"
+     << "set title '" << title << "'\nset xlabel 'k: choices timed per shape (cost model top k)'\n"
+     << "set ylabel 'exhaustive best / best of top k'\nset y2label 'fraction of exhaustive tuning time'\n"
+     << "set yrange [*:1.02]\nset y2range [0:*]\nset ytics nomirror\nset y2tics\nset key bottom right\nset grid\n"
+     << "plot '" << data << "' using 1:2 with linespoints lw 2 title 'quality, geometric mean', "
+     << "'' using 1:3 with lines dt 2 title 'quality, worst shape', "
+     << "'' using 1:4 axes x1y2 with linespoints lw 2 title 'tuning time fraction (right)', "
+     << "0.97 with lines lc rgb 'gray' dt 3 title 'target 0.97'\n";
+  gp.close();
+  return run_gnuplot(script);
+}
+
+int eval(const Args& args) {
+  const std::vector<std::string> files = split_list(args.get("data", ""));
+  if (files.empty()) return fail(invalid_argument("--data HELD_OUT.csv is required"));
+  auto k = args.get_int("top-k", kFastTopK, 1, 100000);
+  auto curve = args.get_int("curve", 20, 1, 100000);
+  if (!k.is_ok()) return fail(k.status());
+  if (!curve.is_ok()) return fail(curve.status());
+  auto data = read_sweep_csvs(files);
+  if (!data.is_ok()) return fail(data.status());
+  auto model = args.has("model") ? CostModel::load(args.get("model", ""))
+                                 : find_cost_model(data->meta.device, data->meta.backend_versions);
+  if (!model.is_ok()) return fail(model.status());
+  auto result = evaluate_cost_model(**model, *data, int(*k), int(*curve));
+  if (!result.is_ok()) return fail(result.status());
+  const EvalPoint& at = result->at_k;
+  if (args.has("plot")) {
+    const std::string title = (*model)->info().device_class + ": " + std::to_string(result->shapes.size()) +
+                              " held-out shapes";
+    if (Status drawn = plot(*result, args.get("plot", ""), title); !drawn.is_ok()) return fail(drawn);
+  }
+  if (args.flag("json")) {
+    nlohmann::json shapes = nlohmann::json::array();
+    for (const EvalShape& s : result->shapes) {
+      shapes.push_back({{"problem", s.problem},
+                        {"configs", s.configs},
+                        {"best_us", s.best_us},
+                        {"top_k_best_us", s.top_k_best_us},
+                        {"quality", s.quality},
+                        {"all_cost_us", s.all_cost_us},
+                        {"top_k_cost_us", s.top_k_cost_us},
+                        {"rank_us", s.rank_us}});
+    }
+    nlohmann::json curve_json = nlohmann::json::array();
+    for (const EvalPoint& p : result->curve) curve_json.push_back(point_json(p));
+    nlohmann::json out = point_json(at);
+    out["data"] = files;
+    out["model"] = args.has("model") ? args.get("model", "") : std::string("(shipped for the data's device)");
+    out["device"] = data->meta.device;
+    out["device_class"] = (*model)->info().device_class;
+    out["shapes"] = result->shapes.size();
+    out["shapes_in_training_left_out"] = result->shapes_in_training;
+    out["curve"] = curve_json;
+    out["per_shape"] = shapes;
+    out["method"] =
+        "quality: geometric mean over held-out shapes of (fastest measured time of all configs / fastest among the "
+        "model's top k). time_fraction: simulated tuning time of the top k (ranking measured live, plus the sweep's "
+        "measured per-config costs run through the autotuner's steps) over that of all configs, summed over shapes.";
+    std::cout << out.dump(2) << "\n";
+  } else {
+    std::printf("%zu held-out shapes (%d trained-on shapes left out), top %d of each shape's choices timed:\n",
+                result->shapes.size(), result->shapes_in_training, at.k);
+    std::printf("  quality (exhaustive best / best of top %d): geometric mean %.4f, worst %.4f, best found in %d\n",
+                at.k, at.quality_geomean, at.quality_min, at.shapes_with_best);
+    std::printf("  tuning time: %.2f%% of exhaustive tuning\n", 100 * at.time_fraction);
+    std::printf("  k:        ");
+    for (const EvalPoint& p : result->curve) std::printf(" %6d", p.k);
+    std::printf("\n  quality:  ");
+    for (const EvalPoint& p : result->curve) std::printf(" %6.3f", p.quality_geomean);
+    std::printf("\n  time %%:   ");
+    for (const EvalPoint& p : result->curve) std::printf(" %6.2f", 100 * p.time_fraction);
+    std::printf("\n");
+  }
+  return kExitOk;
+}
+
+int info(const Args& args, const std::string& path) {
+  auto info = CostModel::read_info(path);
+  if (!info.is_ok()) return fail(info.status());
+  nlohmann::json out = {{"device", info->device},
+                        {"device_class", info->device_class},
+                        {"backend_versions", info->backend_versions},
+                        {"backends", info->backends},
+                        {"problem_kinds", info->problem_kinds},
+                        {"features", info->features},
+                        {"training_data", info->training_data},
+                        {"training_rows", info->training_rows},
+                        {"training_shapes", info->training_shapes.size()},
+                        {"training_rmse_ln", info->training_rmse},
+                        {"rounds", info->params.rounds},
+                        {"max_depth", info->params.max_depth},
+                        {"created_unix", info->created_unix},
+                        {"usable_in_this_build", CostModel::built_in()}};
+  if (args.flag("json")) {
+    std::cout << out.dump(2) << "\n";
+  } else {
+    for (const auto& [key, value] : out.items()) std::cout << key << ": " << value.dump() << "\n";
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+int run_model(int argc, char** argv) {
+  const std::vector<OptionSpec> specs = model_specs();
+  for (int i = 2; i < argc; ++i) {
+    if (std::string(argv[i]) == "--help") {
+      std::cout << usage("model train|eval|info", kSummary, specs);
+      return kExitOk;
+    }
+  }
+  if (argc < 3) return fail(invalid_argument("model needs a subcommand: train, eval or info MODEL"));
+  const std::string sub = argv[2];
+  if (sub != "train" && sub != "eval" && sub != "info") {
+    return fail(invalid_argument("unknown model subcommand '" + sub + "' (see gemmtune model --help)"));
+  }
+  const bool takes_file = sub == "info";
+  if (takes_file && (argc < 4 || std::string(argv[3]).rfind("--", 0) == 0)) {
+    return fail(invalid_argument("model info needs a MODEL file"));
+  }
+  auto args = Args::parse("model " + sub, specs, argc, argv, takes_file ? 4 : 3);
+  if (!args.is_ok()) return fail(args.status());
+  if (sub == "train") return train(*args);
+  if (sub == "eval") {
+    if (!CostModel::built_in()) return fail(unsupported("model eval: " + CostModel::not_built_in_reason()));
+    return eval(*args);
+  }
+  return info(*args, argv[3]);
+}
+
+}  // namespace gemmtune::cli
