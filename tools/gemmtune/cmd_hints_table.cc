@@ -162,41 +162,29 @@ int run_hints_table(int argc, char** argv) {
     return Problem::create(spec);
   };
 
-  // Best reachable: a full tuning at each runtime size, then timed.
+  // Tunings first: the best pick at each runtime size, the pick of each hint alone, and one op
+  // per row (its primary hint first in its list). Then the cells of each runtime size are timed
+  // together, interleaved in one run (shared/benchmarking.md), so that the ratios between
+  // "before", "after" and "best" are free of the machine's drift between separate timings.
+  std::vector<ChoiceReport> best_picks, hint_picks;
   for (std::int64_t r : table.runtime) {
     std::fprintf(stderr, "best: tuning size %lld\n", (long long)r);
     auto problem = problem_at(r);
     if (!problem.is_ok()) return fail(invalid_argument(problem.status().message()));
     auto report = (*session)->tune(*problem);
     if (!report.is_ok()) return fail(report.status());
-    auto kernel = (*session)->kernel(*problem, report->best_choice()->backend, report->best_choice()->config);
-    if (!kernel.is_ok()) return fail(kernel.status());
-    auto stats = (*session)->time_kernels(*problem, {kernel->get()}, timing);
-    if (!stats[0].is_ok()) return fail(stats[0].status());
-    table.best.push_back(stats[0]->median_us / 1000.0);
+    best_picks.push_back(*report->best_choice());
     table.best_pick.push_back(report->best_choice()->backend + " " + report->best_choice()->config.to_string());
   }
-  // Before: the pick of each hint alone, run at every size.
   for (std::int64_t h : table.hints) {
-    std::fprintf(stderr, "before: kernel tuned for hint %lld\n", (long long)h);
+    std::fprintf(stderr, "before: tuning hint %lld alone\n", (long long)h);
     auto hint_problem = problem_at(h);
+    if (!hint_problem.is_ok()) return fail(invalid_argument(hint_problem.status().message()));
     auto report = (*session)->tune(*hint_problem);
     if (!report.is_ok()) return fail(report.status());
-    std::vector<double> row;
-    for (std::int64_t r : table.runtime) {
-      auto problem = problem_at(r);
-      auto kernel = (*session)->kernel(*problem, report->best_choice()->backend, report->best_choice()->config);
-      if (!kernel.is_ok()) {
-        row.push_back(kCannotRun);
-        continue;
-      }
-      auto stats = (*session)->time_kernels(*problem, {kernel->get()}, timing);
-      if (!stats[0].is_ok()) return fail(stats[0].status());
-      row.push_back(stats[0]->median_us / 1000.0);
-    }
-    table.before.push_back(row);
+    hint_picks.push_back(*report->best_choice());
   }
-  // After: one op per row (its primary hint first in the list), every runtime size routed.
+  std::vector<std::unique_ptr<GemmOp>> ops;
   for (std::int64_t h : table.hints) {
     std::fprintf(stderr, "after: multi-kernel op, hint %lld first\n", (long long)h);
     GemmOpOptions op_options;
@@ -207,18 +195,50 @@ int run_hints_table(int argc, char** argv) {
     op_options.route = *route;
     auto op = GemmOp::create(**session, family, op_options);
     if (!op.is_ok()) return fail(op.status());
-    std::vector<double> row;
-    for (std::int64_t r : table.runtime) {
-      const auto d = dims_at(r);
-      OpKernel kernel(**op, d[0], d[1], d[2]);
-      // Route first (untimed), as a program's first call of the shape would.
-      Status routed = (*op)->route(d[0], d[1], d[2]).status();
-      if (!routed.is_ok()) return fail(routed);
-      auto stats = (*session)->time_kernels(*problem_at(r), {&kernel}, timing);
-      if (!stats[0].is_ok()) return fail(stats[0].status());
-      row.push_back(stats[0]->median_us / 1000.0);
+    ops.push_back(std::move(op).value());
+  }
+  const std::size_t hint_count = table.hints.size();
+  table.before.assign(hint_count, std::vector<double>(table.runtime.size(), kCannotRun));
+  table.after.assign(hint_count, std::vector<double>(table.runtime.size(), kCannotRun));
+  for (std::size_t ri = 0; ri < table.runtime.size(); ++ri) {
+    const std::int64_t r = table.runtime[ri];
+    std::fprintf(stderr, "timing size %lld: best, %zu before, %zu after, interleaved\n", (long long)r, hint_count,
+                 hint_count);
+    auto problem = problem_at(r);
+    std::vector<std::unique_ptr<GemmKernel>> kernels;
+    std::vector<std::unique_ptr<OpKernel>> op_kernels;
+    std::vector<GemmKernel*> timed;
+    auto best = (*session)->kernel(*problem, best_picks[ri].backend, best_picks[ri].config);
+    if (!best.is_ok()) return fail(best.status());
+    kernels.push_back(std::move(best).value());
+    timed.push_back(kernels.back().get());
+    std::vector<int> before_slot(hint_count, -1);
+    for (std::size_t h = 0; h < hint_count; ++h) {
+      auto kernel = (*session)->kernel(*problem, hint_picks[h].backend, hint_picks[h].config);
+      if (!kernel.is_ok()) continue;  // the hint's kernel cannot run this size: n/a
+      before_slot[h] = int(timed.size());
+      kernels.push_back(std::move(kernel).value());
+      timed.push_back(kernels.back().get());
     }
-    table.after.push_back(row);
+    const auto d = dims_at(r);
+    const std::size_t first_after = timed.size();
+    for (std::size_t h = 0; h < hint_count; ++h) {
+      // Routed first (untimed), as a program's first call of the shape would be.
+      Status routed = ops[h]->route(d[0], d[1], d[2]).status();
+      if (!routed.is_ok()) return fail(routed);
+      op_kernels.push_back(std::make_unique<OpKernel>(*ops[h], d[0], d[1], d[2]));
+      timed.push_back(op_kernels.back().get());
+    }
+    auto stats = (*session)->time_kernels(*problem, timed, timing);
+    for (const auto& stat : stats) {
+      if (!stat.is_ok()) return fail(stat.status());
+    }
+    auto ms = [&](std::size_t slot) { return stats[slot]->median_us / 1000.0; };
+    table.best.push_back(ms(0));
+    for (std::size_t h = 0; h < hint_count; ++h) {
+      if (before_slot[h] >= 0) table.before[h][ri] = ms(std::size_t(before_slot[h]));
+      table.after[h][ri] = ms(first_after + h);
+    }
   }
 
   const std::string title = std::string(dtype_name(*dtype)) + " on " + (*session)->device().name + ", route " +
