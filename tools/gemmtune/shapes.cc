@@ -11,6 +11,10 @@ Result<std::vector<Shape>> shape_set(const std::string& name, std::int64_t max_l
     // All dims ≤ 64, odd ones included: where call overhead, not arithmetic, decides.
     shapes = {{8, 8, 8},    {16, 16, 16}, {17, 33, 65}, {3, 50, 7},   {32, 32, 32},
               {1, 64, 64},  {64, 1, 64},  {13, 7, 29},  {48, 48, 48}, {64, 64, 64}};
+  } else if (name == "skinny") {
+    // A few rows against a 4096 × 4096 weight: where streaming the weight at memory speed is
+    // the whole game.
+    for (std::int64_t m : {1, 4, 16}) shapes.push_back({m, 4096, 4096});
   } else if (name == "llm") {
     const std::int64_t ms[] = {1, 8, 16, 32, 64, 100, 128, 256, 300, 512, 1000, 1024, 2048, 3000, 4096, 8192};
     const std::pair<std::int64_t, std::int64_t> nks[] = {{4096, 4096}, {14336, 4096}, {4096, 14336}, {6144, 4096}};
@@ -25,7 +29,7 @@ Result<std::vector<Shape>> shape_set(const std::string& name, std::int64_t max_l
     }
   } else {
     std::ifstream in(name);
-    if (!in) return invalid_argument("--shapes: '" + name + "' is not small, llm, square or a readable file");
+    if (!in) return invalid_argument("--shapes: '" + name + "' is not small, skinny, llm, square or a readable file");
     std::string line;
     int number = 0;
     while (std::getline(in, line)) {

@@ -1,0 +1,430 @@
+// Direct kernels: no packing, operands read where they lie. For small problems, and for
+// skinny ones (few rows of A against a large B), packing costs as much as the product itself.
+//
+// rows: B contiguous along n. An MR × NV-vector tile of C stays in registers over the whole of
+// k; each step loads NV vectors of a row of B and broadcasts MR elements of A. Column tails
+// are masked loads and stores, and the last rows run as a tile that overlaps the one before
+// and writes only its own rows, so any shape runs on the one compiled tile with no scalar edge
+// code.
+//
+// dot: A and B contiguous along k (C = A·Wᵀ with W stored n × k). An MR × NC tile of dot
+// products accumulates along k in vectors and is reduced at the end. Each row of W is read
+// once per MR rows of A, so a skinny product streams W at memory speed.
+#pragma once
+
+#include <algorithm>
+
+#include "cpu_tile_io.h"
+#include "cpu_thread_pool.h"
+
+namespace gemmtune::cpu::GEMMTUNE_ISA_NAMESPACE {
+namespace {
+
+// ---- rows ----
+
+// One element of A broadcast, a vector of B converted, and their product accumulated.
+template <DType In> struct RowsOps;
+template <> struct RowsOps<DType::f32> {
+  using Acc = VF;
+  static VF load_b(const float* p, Mask m, int) { return load_f(p, m); }
+  static VF bcast_a(const float* p) { return set1_f(*p); }
+  static VF madd(VF acc, VF a, VF b) { return fma(a, b, acc); }
+};
+template <> struct RowsOps<DType::f16> {
+  using Acc = VF;
+  static VF load_b(const std::uint16_t* p, Mask, int n) { return lanes_f16(p, n); }
+  static VF bcast_a(const std::uint16_t* p) { return set1_f(scalar_f16(*p)); }
+  static VF madd(VF acc, VF a, VF b) { return fma(a, b, acc); }
+};
+template <> struct RowsOps<DType::bf16> {
+  using Acc = VF;
+  static VF load_b(const std::uint16_t* p, Mask, int n) { return lanes_bf16(p, n); }
+  static VF bcast_a(const std::uint16_t* p) { return set1_f(bf16_bits_to_float(*p)); }
+  static VF madd(VF acc, VF a, VF b) { return fma(a, b, acc); }
+};
+template <> struct RowsOps<DType::s8> {
+  using Acc = VI;
+  static VI load_b(const std::int8_t* p, Mask, int n) { return lanes_s8(p, n); }
+  static VI bcast_a(const std::int8_t* p) { return set1_i(*p); }
+  static VI madd(VI acc, VI a, VI b) { return add_i(acc, mul_i(a, b)); }
+};
+
+// What every tile of one call shares, copied out of the parameters so the compiler keeps it
+// in registers (through a reference it would reload it after every store to C).
+template <DType In>
+struct RowsJob {
+  const StorageT<In>* b;
+  std::int64_t k, b_ks, ldc;
+  Scale scale;
+  bool plain;  // alpha = 1, beta = 0: C is only stored
+};
+
+// Accumulator sets over alternate steps of k: a tile with fewer than 8 accumulators would
+// wait on the FMA latency (4 cycles, 2 FMAs a cycle), so it keeps 2 or 4 sets and adds them.
+constexpr int accumulator_sets(int accumulators) { return accumulators >= 8 ? 1 : accumulators >= 4 ? 2 : 4; }
+
+// An MR × NV-vector tile of C at c (row 0 of the tile), columns [j0, j0 + cols) with
+// cols ≤ NV·kLanes: A(r, p) at a[r·a_rs + p·a_ks] with a_ks = 1 (kAUnitK) or a_rs = 1. All MR
+// rows are computed; rows [first, last) are written (a tail tile overlaps the tile before it
+// and writes only its own rows).
+template <DType In, DType Out, int MR, int NV, bool kAUnitK>
+__attribute__((always_inline)) inline void rows_block(const RowsJob<In>& job, const StorageT<In>* a, std::int64_t a_rs,
+                                                      std::int64_t a_ks, StorageT<Out>* c, std::int64_t j0, int first,
+                                                      int last, int cols) {
+  using Ops = RowsOps<In>;
+  using Acc = typename Ops::Acc;
+  constexpr int kSets = accumulator_sets(MR * NV);
+  const std::int64_t k = job.k, b_ks = job.b_ks, ldc = job.ldc;
+  const bool plain = job.plain;
+  Acc acc[kSets][MR][NV];
+  Mask masks[NV];
+  int lanes[NV];
+#pragma GCC unroll 4
+  for (int v = 0; v < NV; ++v) {
+    lanes[v] = lanes_left(cols, v * kLanes);
+    masks[v] = first_lanes(lanes[v]);
+  }
+#pragma GCC unroll 4
+  for (int t = 0; t < kSets; ++t) {
+#pragma GCC unroll 16
+    for (int r = 0; r < MR; ++r) {
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) acc[t][r][v] = Acc{};
+    }
+  }
+  const StorageT<In>* bp = job.b + j0;
+  const StorageT<In>* ap = a;
+  auto step = [&](int t) __attribute__((always_inline)) {
+    Acc bv[NV];
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) bv[v] = Ops::load_b(bp + v * kLanes, masks[v], lanes[v]);
+#pragma GCC unroll 16
+    for (int r = 0; r < MR; ++r) {
+      const Acc av = Ops::bcast_a(kAUnitK ? ap + r * a_rs : ap + r);
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) acc[t][r][v] = Ops::madd(acc[t][r][v], av, bv[v]);
+    }
+    bp += b_ks;
+    ap += kAUnitK ? 1 : a_ks;
+  };
+  std::int64_t p = 0;
+#pragma GCC unroll 2
+  for (; p + kSets <= k; p += kSets) {
+#pragma GCC unroll 4
+    for (int t = 0; t < kSets; ++t) step(t);
+  }
+  for (; p < k; ++p) step(0);
+#pragma GCC unroll 4
+  for (int t = 1; t < kSets; ++t) {
+#pragma GCC unroll 16
+    for (int r = 0; r < MR; ++r) {
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) acc[0][r][v] = sum(acc[0][r][v], acc[t][r][v]);
+    }
+  }
+#pragma GCC unroll 16
+  for (int r = 0; r < MR; ++r) {
+    if (r < first || r >= last) continue;
+    StorageT<Out>* crow = c + r * ldc + j0;
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) {
+      if (lanes[v] == 0) break;
+      if (plain) store_c<Out>(crow + v * kLanes, acc[0][r][v], lanes[v]);
+      else write_c<Out>(crow + v * kLanes, acc[0][r][v], lanes[v], job.scale);
+    }
+  }
+}
+
+constexpr int largest_power_of_2_below(int x) {
+  int h = 1;
+  while (h * 2 < x) h *= 2;
+  return x <= 1 ? 0 : h;
+}
+
+// Rows [i_begin, i_end) × columns [j_begin, j_end) on the calling thread.
+template <DType In, DType Out, int MR, int NV, bool kAUnitK>
+__attribute__((noinline)) void rows_range(const CpuGemmParams& P, const StorageT<In>* a, const StorageT<In>* b,
+                                          StorageT<Out>* c, std::int64_t i_begin, std::int64_t i_end,
+                                          std::int64_t j_begin, std::int64_t j_end) {
+  using S = StorageT<In>;
+  constexpr int NR = NV * kLanes;
+  const RowsJob<In> job{b, P.k, P.b_ks, P.ldc, scale_of(P), P.alpha == 1 && P.beta == 0};
+  const std::int64_t a_rs = P.a_rs, a_ks = P.a_ks;
+  const std::int64_t full_end = i_begin + (i_end - i_begin) / MR * MR;
+  const int tail_rows = int(i_end - full_end);
+  // The last rows, fewer than MR, run as the MR rows that end at i_end (recomputing some rows
+  // of the tile before, which only that tile writes). A problem of fewer than MR rows in all
+  // is copied into a zero-padded block instead.
+  const S* tail = nullptr;
+  StorageT<Out>* tail_c = nullptr;
+  std::int64_t tail_rs = a_rs, tail_ks = a_ks;
+  int tail_first = 0;
+  if (tail_rows > 0 && i_end >= MR) {
+    tail = a + (i_end - MR) * a_rs;
+    tail_c = c + (i_end - MR) * P.ldc;
+    tail_first = MR - tail_rows;
+  } else if (tail_rows > 0) {
+    S* pad = static_cast<S*>(thread_scratch(0, std::size_t(MR * P.k) * sizeof(S)));
+    tail_rs = kAUnitK ? P.k : 1;
+    tail_ks = kAUnitK ? 1 : MR;
+    for (int r = 0; r < MR; ++r) {
+      for (std::int64_t p = 0; p < P.k; ++p) {
+        pad[r * tail_rs + p * tail_ks] = r < tail_rows ? a[(full_end + r) * a_rs + p * a_ks] : S{};
+      }
+    }
+    tail = pad;
+    tail_c = c + full_end * P.ldc;
+  }
+  // Columns outermost: a column panel of B (k × NR) stays in L1 across the row tiles.
+  for (std::int64_t j0 = j_begin; j0 < j_end; j0 += NR) {
+    const int cols = int(min64(NR, j_end - j0));
+    for (std::int64_t i = i_begin; i < full_end; i += MR) {
+      rows_block<In, Out, MR, NV, kAUnitK>(job, a + i * a_rs, a_rs, a_ks, c + i * P.ldc, j0, 0, MR, cols);
+    }
+    if (tail_rows > 0) {
+      rows_block<In, Out, MR, NV, kAUnitK>(job, tail, tail_rs, tail_ks, tail_c, j0, tail_first, tail_first + tail_rows,
+                                           cols);
+    }
+  }
+}
+
+// The work one hand-off to a pool worker costs, in multiply-adds of one core: starting it and
+// seeing it finish take a cache-line transfer each way between cores (~0.3 µs apiece on the
+// development machines, about 65k multiply-adds of AVX-512).
+constexpr double kHandoffMacs = double(1 << 16);
+
+// Splits rows [0, m) and columns [0, n) between `threads`, in whole tiles, along whichever
+// has more tiles: each thread gets one contiguous range. The calling thread (t = 0) starts at
+// once and learns of no one, so it takes a larger share the smaller the problem, to finish
+// when the workers' results arrive.
+struct Range2 {
+  std::int64_t i0, i1, j0, j1;
+};
+inline Range2 thread_range(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t tile_m, std::int64_t tile_n,
+                           int t, int threads) {
+  const double macs = double(m) * double(n) * double(k);
+  const double lead = std::min(1.0, kHandoffMacs / macs) * (threads - 1) / threads;
+  const bool by_columns = ceil_div(n, tile_n) >= ceil_div(m, tile_m);
+  const std::int64_t tiles = by_columns ? ceil_div(n, tile_n) : ceil_div(m, tile_m);
+  // Thread t's range of tiles is [edge(t), edge(t + 1)).
+  auto edge = [&](int u) -> std::int64_t {
+    if (u == 0) return 0;
+    if (u >= threads) return tiles;
+    const double first = 1.0 / threads + lead;  // the caller's fraction
+    const double share = first + (1.0 - first) * double(u - 1) / double(threads - 1);
+    return std::min<std::int64_t>(tiles, std::int64_t(double(tiles) * share + 0.5));
+  };
+  const std::int64_t begin = edge(t), end = edge(t + 1);
+  if (by_columns) return {0, m, min64(n, begin * tile_n), min64(n, end * tile_n)};
+  return {min64(m, begin * tile_m), min64(m, end * tile_m), 0, n};
+}
+
+// The entry of a direct kernel: empty problems, k = 0, and the split between threads around
+// range(a, b, c, i0, i1, j0, j1), which computes one block of C on the calling thread.
+template <DType In, DType Out, class Range>
+inline void run_direct(const CpuGemmParams& P, const void* a_ptr, const void* b_ptr, void* c_ptr, std::int64_t tile_m,
+                       std::int64_t tile_n, Range range) {
+  const auto* a = static_cast<const StorageT<In>*>(a_ptr);
+  const auto* b = static_cast<const StorageT<In>*>(b_ptr);
+  auto* c = static_cast<StorageT<Out>*>(c_ptr);
+  if (P.m == 0 || P.n == 0) return;
+  if (P.k == 0) return scale_c_only<Out, AccVec<In>>(P, c);
+  if (P.threads <= 1) return range(a, b, c, 0, P.m, 0, P.n);
+  auto body = [&](int t, int threads) {
+    const Range2 r = thread_range(P.m, P.n, P.k, tile_m, tile_n, t, threads);
+    if (r.i0 < r.i1 && r.j0 < r.j1) range(a, b, c, r.i0, r.i1, r.j0, r.j1);
+  };
+  parallel_for_threads(P.threads, body);
+}
+
+template <DType In, DType Out, int MR, int NV>
+void gemm_direct_rows(const CpuGemmParams& P, const void* a, const void* b, void* c) {
+  run_direct<In, Out>(P, a, b, c, MR, NV * kLanes,
+                      [&P](const StorageT<In>* a, const StorageT<In>* b, StorageT<Out>* c, std::int64_t i0,
+                           std::int64_t i1, std::int64_t j0, std::int64_t j1) {
+                        if (P.a_ks == 1) rows_range<In, Out, MR, NV, true>(P, a, b, c, i0, i1, j0, j1);
+                        else rows_range<In, Out, MR, NV, false>(P, a, b, c, i0, i1, j0, j1);
+                      });
+}
+
+// ---- dot ----
+
+// Vectors along k of A and of W, and their dot product accumulated per lane. kStep: k values
+// one vector covers.
+template <DType In> struct DotOps;
+template <> struct DotOps<DType::f32> {
+  static constexpr int kStep = kLanes;
+  using Acc = VF;
+  using Operand = VF;
+  static VF load_a(const float* p, int n) { return n >= kLanes ? load_f(p) : lanes_f32(p, n); }
+  static VF load_w(const float* p, int n) { return load_a(p, n); }
+  static VF madd(VF acc, VF a, VF w) { return fma(a, w, acc); }
+};
+template <> struct DotOps<DType::f16> {
+  static constexpr int kStep = kLanes;
+  using Acc = VF;
+  using Operand = VF;
+  static VF load_a(const std::uint16_t* p, int n) { return lanes_f16(p, n); }
+  static VF load_w(const std::uint16_t* p, int n) { return lanes_f16(p, n); }
+  static VF madd(VF acc, VF a, VF w) { return fma(a, w, acc); }
+};
+#if GEMMTUNE_ISA_LEVEL >= 4
+template <> struct DotOps<DType::bf16> {
+  static constexpr int kStep = 2 * kLanes;
+  using Acc = VF;
+  using Operand = VI;
+  static VI load_a(const std::uint16_t* p, int n) { return raw_bytes(p, 2 * n); }
+  static VI load_w(const std::uint16_t* p, int n) { return raw_bytes(p, 2 * n); }
+  static VF madd(VF acc, VI a, VI w) { return dpbf16(acc, a, w); }
+};
+#else
+template <> struct DotOps<DType::bf16> {
+  static constexpr int kStep = kLanes;
+  using Acc = VF;
+  using Operand = VF;
+  static VF load_a(const std::uint16_t* p, int n) { return lanes_bf16(p, n); }
+  static VF load_w(const std::uint16_t* p, int n) { return lanes_bf16(p, n); }
+  static VF madd(VF acc, VF a, VF w) { return fma(a, w, acc); }
+};
+#endif
+#if GEMMTUNE_ISA_LEVEL >= 3
+// VNNI multiplies u8 by s8: W's bytes are shifted to unsigned (an xor of the sign bit, so a
+// zero-filled tail still contributes nothing against A's zeros), which adds 128·Σ_k A to every
+// dot product; the tile subtracts it at the end.
+template <> struct DotOps<DType::s8> {
+  static constexpr int kStep = 4 * kLanes;
+  static constexpr bool kShiftW = true;
+  using Acc = VI;
+  using Operand = VI;
+  static VI load_a(const std::int8_t* p, int n) { return raw_bytes(p, n); }
+  static VI load_w(const std::int8_t* p, int n) { return xor_i(raw_bytes(p, n), set1_i(std::int32_t(0x80808080u))); }
+  static VI madd(VI acc, VI a, VI w) { return dpbusd(acc, w, a); }
+};
+#else
+template <> struct DotOps<DType::s8> {
+  static constexpr int kStep = 2 * kLanes;
+  using Acc = VI;
+  using Operand = VI;
+  static VI load_a(const std::int8_t* p, int n) { return s8_pairs(p, n); }
+  static VI load_w(const std::int8_t* p, int n) { return s8_pairs(p, n); }
+  static VI madd(VI acc, VI a, VI w) { return madd16(acc, a, w); }
+};
+#endif
+
+template <class Ops, class = void> struct ShiftsW : std::false_type {};
+template <class Ops> struct ShiftsW<Ops, std::void_t<decltype(Ops::kShiftW)>> : std::bool_constant<Ops::kShiftW> {};
+
+inline float reduce(VF v) { return reduce_f(v); }
+inline std::int32_t reduce(VI v) { return reduce_i(v); }
+
+// One element of C from a finished dot product, in C's dtype.
+template <DType Out, class T>
+inline void write_element(StorageT<Out>* p, T dot, const Scale& s) {
+  if constexpr (Out == DType::s32) {
+    std::int32_t v = s.alpha_one ? dot : std::int32_t(std::uint32_t(s.alpha_i) * std::uint32_t(dot));
+    if (!s.beta_zero) v = std::int32_t(std::uint32_t(v) + std::uint32_t(s.beta_i) * std::uint32_t(*p));
+    *p = v;
+  } else {
+    float v = s.alpha * float(dot);
+    if constexpr (Out == DType::f32) {
+      if (!s.beta_zero) v += s.beta * *p;
+      *p = v;
+    } else if constexpr (Out == DType::f16) {
+      if (!s.beta_zero) v += s.beta * scalar_f16(*p);
+      *p = f16_store(v);
+    } else {
+      if (!s.beta_zero) v += s.beta * bf16_bits_to_float(*p);
+      *p = float_to_bf16_bits(v);
+    }
+  }
+}
+
+// C rows [i0, i0 + MR) × columns [j0, j0 + NC).
+template <DType In, DType Out, int MR, int NC>
+void dot_block(const CpuGemmParams& P, const StorageT<In>* a, const StorageT<In>* b, StorageT<Out>* c, std::int64_t i0,
+               std::int64_t j0, const Scale& s) {
+  using Ops = DotOps<In>;
+  using Acc = typename Ops::Acc;
+  constexpr bool kShift = ShiftsW<Ops>::value;
+  Acc acc[MR][NC];
+  VI a_sums[MR];  // Σ_k A per row, for the compensation of a shifted W
+#pragma GCC unroll 16
+  for (int r = 0; r < MR; ++r) {
+    a_sums[r] = zero_i();
+#pragma GCC unroll 8
+    for (int q = 0; q < NC; ++q) acc[r][q] = Acc{};
+  }
+  const StorageT<In>* ap = a + i0 * P.a_rs;
+  const StorageT<In>* wp = b + j0 * P.b_cs;
+  const std::int64_t a_rs = P.a_rs, b_cs = P.b_cs;
+  auto step = [&](std::int64_t p, int n) __attribute__((always_inline)) {
+    typename Ops::Operand w[NC];
+#pragma GCC unroll 8
+    for (int q = 0; q < NC; ++q) w[q] = Ops::load_w(wp + q * b_cs + p, n);
+#pragma GCC unroll 16
+    for (int r = 0; r < MR; ++r) {
+      const typename Ops::Operand x = Ops::load_a(ap + r * a_rs + p, n);
+#if GEMMTUNE_ISA_LEVEL >= 3
+      if constexpr (kShift) a_sums[r] = dpbusd(a_sums[r], set1_i(0x01010101), x);
+#endif
+#pragma GCC unroll 8
+      for (int q = 0; q < NC; ++q) acc[r][q] = Ops::madd(acc[r][q], x, w[q]);
+    }
+  };
+  std::int64_t p = 0;
+  for (; p + Ops::kStep <= P.k; p += Ops::kStep) step(p, Ops::kStep);
+  if (p < P.k) step(p, int(P.k - p));
+#pragma GCC unroll 16
+  for (int r = 0; r < MR; ++r) {
+    const std::int32_t shift = kShift ? 128 * reduce_i(a_sums[r]) : 0;
+#pragma GCC unroll 8
+    for (int q = 0; q < NC; ++q) {
+      auto dot = reduce(acc[r][q]);
+      if constexpr (kShift) dot = std::int32_t(std::uint32_t(dot) - std::uint32_t(shift));
+      write_element<Out>(c + (i0 + r) * P.ldc + j0 + q, dot, s);
+    }
+  }
+}
+
+// Rows [i, i_end) with fewer than 2·H rows left, for columns [j0, j0 + NC).
+template <DType In, DType Out, int H, int NC>
+inline void dot_tail(const CpuGemmParams& P, const StorageT<In>* a, const StorageT<In>* b, StorageT<Out>* c,
+                     std::int64_t i, std::int64_t i_end, std::int64_t j0, const Scale& s) {
+  if constexpr (H >= 1) {
+    if (i_end - i >= H) {
+      dot_block<In, Out, H, NC>(P, a, b, c, i, j0, s);
+      i += H;
+    }
+    dot_tail<In, Out, H / 2, NC>(P, a, b, c, i, i_end, j0, s);
+  }
+}
+
+template <DType In, DType Out, int MR, int NC>
+void dot_columns(const CpuGemmParams& P, const StorageT<In>* a, const StorageT<In>* b, StorageT<Out>* c,
+                 std::int64_t i_begin, std::int64_t i_end, std::int64_t j0, const Scale& s) {
+  std::int64_t i = i_begin;
+  for (; i + MR <= i_end; i += MR) dot_block<In, Out, MR, NC>(P, a, b, c, i, j0, s);
+  dot_tail<In, Out, largest_power_of_2_below(MR), NC>(P, a, b, c, i, i_end, j0, s);
+}
+
+template <DType In, DType Out, int MR, int NC>
+void dot_range(const CpuGemmParams& P, const StorageT<In>* a, const StorageT<In>* b, StorageT<Out>* c,
+               std::int64_t i_begin, std::int64_t i_end, std::int64_t j_begin, std::int64_t j_end) {
+  const Scale s = scale_of(P);
+  // Columns outermost: NC rows of W stay in L1/L2 while every row tile of A passes them.
+  std::int64_t j = j_begin;
+  for (; j + NC <= j_end; j += NC) dot_columns<In, Out, MR, NC>(P, a, b, c, i_begin, i_end, j, s);
+  for (; j < j_end; ++j) dot_columns<In, Out, MR, 1>(P, a, b, c, i_begin, i_end, j, s);
+}
+
+template <DType In, DType Out, int MR, int NC>
+void gemm_direct_dot(const CpuGemmParams& P, const void* a, const void* b, void* c) {
+  run_direct<In, Out>(P, a, b, c, MR, NC,
+                      [&P](const StorageT<In>* a, const StorageT<In>* b, StorageT<Out>* c, std::int64_t i0,
+                           std::int64_t i1, std::int64_t j0, std::int64_t j1) {
+                        dot_range<In, Out, MR, NC>(P, a, b, c, i0, i1, j0, j1);
+                      });
+}
+
+}  // namespace
+}  // namespace gemmtune::cpu::GEMMTUNE_ISA_NAMESPACE
