@@ -148,12 +148,14 @@ TEST(CpuConfigSpace, PanelsThatDoNotFitTheirCacheArePruned) {
   c.block_m = 64;
   c.block_n = 512;
   c.threads = 1;
-  c.block_k = 512;  // 512 x (4 + 32) x 4 B = 72 KiB > 32 KiB L1
-  EXPECT_NE(cpu::check_cpu_limits(c, p, cpu).message().find("L1"), std::string::npos);
-  c.block_k = 128;
-  c.block_m = 4096;  // 4096 x 128 x 4 B = 2 MiB > 1 MiB L2
+  c.block_k = 1024;
+  EXPECT_TRUE(cpu::check_cpu_limits(c, p, cpu).is_ok());  // (64 + 32) x 1024 x 4 B = 384 KiB
+  c.block_m = 2048;  // (2048 + 32) x 1024 x 4 B > 1 MiB L2
   EXPECT_NE(cpu::check_cpu_limits(c, p, cpu).message().find("L2"), std::string::npos);
   c.block_m = 64;
+  c.block_n = 16384;  // 1024 x 16384 x 4 B = 64 MiB > 32 MiB L3
+  EXPECT_NE(cpu::check_cpu_limits(c, p, cpu).message().find("L3"), std::string::npos);
+  c.block_n = 512;
   c.threads = 3;
   EXPECT_NE(cpu::check_cpu_limits(c, p, cpu).message().find("threads"), std::string::npos);
 }

@@ -66,29 +66,31 @@ std::vector<int> thread_counts(const Problem& p, const CpuInfo& cpu) {
 }  // namespace
 
 const std::vector<CpuListEntry>& cpu_default_list(int isa) {
-  // AVX-512: 14×2 and 8×3 vectors hold 28 and 24 accumulators, enough independent FMAs to
-  // cover their latency on two pipes, with few loads per FMA; narrower tiles for small m.
+  // AVX-512: 6×4, 8×3 and 14×2 vectors hold 24 to 28 accumulators, enough independent FMAs
+  // to cover their latency on two pipes with few loads per FMA; narrower tiles for small m.
+  // Deep k blocks (512, 1024): every k block costs a pass over C, and on cores with a large,
+  // fast L2 (Zen 4/5: 1 MiB) the micro-panels stream from there at full speed.
   static const std::vector<CpuListEntry> wide = {
-      {14, 2, 112, 512, 256}, {8, 3, 96, 768, 256}, {6, 4, 96, 1024, 256}, {14, 2, 224, 1024, 192},
-      {12, 2, 96, 512, 256},  {4, 4, 64, 1024, 256}, {2, 4, 32, 1024, 512}, {1, 4, 16, 2048, 512},
+      {6, 4, 96, 512, 1024},  {6, 4, 96, 1024, 512}, {14, 2, 112, 512, 512}, {8, 3, 96, 768, 512},
+      {6, 4, 192, 1024, 256}, {4, 4, 64, 1024, 1024}, {2, 4, 32, 1024, 1024}, {1, 4, 16, 2048, 1024},
   };
   // AVX2 and generic have 16 registers: 6×2 and 4×3 vectors (12 accumulators) are the largest.
   static const std::vector<CpuListEntry> narrow = {
-      {6, 2, 96, 512, 256}, {4, 3, 64, 768, 256}, {4, 2, 64, 512, 256},
-      {8, 1, 64, 512, 256}, {2, 4, 32, 1024, 256}, {1, 4, 16, 1024, 512},
+      {6, 2, 96, 512, 512}, {4, 3, 64, 768, 512}, {4, 2, 64, 512, 512},
+      {8, 1, 64, 512, 512}, {2, 4, 32, 1024, 512}, {1, 4, 16, 1024, 1024},
   };
   return isa >= kIsaAvx512 ? wide : narrow;
 }
 
 const std::vector<CpuListEntry>& cpu_int8_list(int isa) {
   // s8 panels hold two (s16 pairs) or four (VNNI) k values per word: deeper k blocks for the
-  // same bytes in L1.
+  // same bytes.
   static const std::vector<CpuListEntry> wide = {
-      {14, 2, 112, 512, 1024}, {8, 3, 96, 768, 1024}, {14, 2, 112, 1024, 512},
-      {6, 4, 96, 1024, 1024},  {4, 4, 64, 1024, 1024}, {1, 4, 16, 2048, 1024},
+      {6, 4, 96, 1024, 2048}, {6, 4, 96, 1024, 1024}, {8, 3, 96, 768, 2048},
+      {14, 2, 112, 1024, 1024}, {4, 4, 64, 1024, 2048}, {1, 4, 16, 2048, 2048},
   };
   static const std::vector<CpuListEntry> narrow = {
-      {6, 2, 96, 512, 512}, {4, 3, 64, 768, 512}, {4, 2, 64, 512, 512}, {1, 4, 16, 1024, 1024},
+      {6, 2, 96, 512, 1024}, {4, 3, 64, 768, 1024}, {4, 2, 64, 512, 1024}, {1, 4, 16, 1024, 2048},
   };
   return isa >= kIsaAvx512 ? wide : narrow;
 }
@@ -117,14 +119,12 @@ Status check_cpu_limits(const KernelConfig& c, const Problem& p, const CpuInfo& 
   }
   if (c.algo != kAlgoPacked) return Status::ok();
   const std::int64_t bytes = packed_bytes(p.a_type(), c.isa);
-  // The micro-kernel streams a bk × (mm + mn) pair of micro-panels for each tile: both must
-  // stay in L1, or every k step waits on L2.
-  if (std::int64_t(c.block_k) * (c.micro_m + c.micro_n) * bytes > cpu.l1d_bytes) {
-    return unsupported("micro-panels of bk x (mm + mn) do not fit L1 (" + std::to_string(cpu.l1d_bytes >> 10) + " KiB)");
-  }
-  // The bm × bk block of A is reused across every B micro-panel: it must stay in this core's L2.
-  if (std::int64_t(c.block_m) * c.block_k * bytes > cpu.l2_bytes) {
-    return unsupported("A block of bm x bk does not fit L2 (" + std::to_string(cpu.l2_bytes >> 10) + " KiB)");
+  // The bm × bk block of A is reused across every B micro-panel, and each bk × mn B
+  // micro-panel across the block's A micro-panels: the micro-kernel streams both from this
+  // core's L2, so they must fit it together.
+  if ((std::int64_t(c.block_m) + c.micro_n) * c.block_k * bytes > cpu.l2_bytes) {
+    return unsupported("A block of bm x bk and a B micro-panel of bk x mn do not fit L2 (" +
+                       std::to_string(cpu.l2_bytes >> 10) + " KiB)");
   }
   // Each thread packs its own bk × bn block of B, reused by every A block: they share L3.
   if (std::int64_t(c.block_k) * c.block_n * bytes * c.threads > cpu.l3_bytes) {
@@ -179,10 +179,11 @@ std::vector<KernelConfig> direct_configs(const Problem& p, SearchSpace space, co
 // cache size; the same tile with a shallower k block beats no config at all elsewhere).
 KernelConfig fit_to_caches(KernelConfig c, const Problem& p, const CpuInfo& cpu) {
   const std::int64_t bytes = packed_bytes(p.a_type(), c.isa);
-  while (c.block_k > kMinBlockK && std::int64_t(c.block_k) * (c.micro_m + c.micro_n) * bytes > cpu.l1d_bytes) {
-    c.block_k /= 2;
-  }
-  while (c.block_m > c.micro_m && std::int64_t(c.block_m) * c.block_k * bytes > cpu.l2_bytes) {
+  auto l2_bytes = [&] { return (std::int64_t(c.block_m) + c.micro_n) * c.block_k * bytes; };
+  // Shallower k blocks first: a k block larger than L2 allows is the list's guess for another
+  // cache, while the row block is what the register tile is reused over.
+  while (c.block_k > kMinBlockK && l2_bytes() > cpu.l2_bytes) c.block_k /= 2;
+  while (c.block_m > c.micro_m && l2_bytes() > cpu.l2_bytes) {
     c.block_m = std::max(c.micro_m, (c.block_m / 2) / c.micro_m * c.micro_m);
   }
   while (c.block_n > c.micro_n && std::int64_t(c.block_k) * c.block_n * bytes * c.threads > cpu.l3_bytes) {

@@ -134,6 +134,9 @@ inline VI words_across(const StorageT<In>* p, std::int64_t ld, int cols, int dep
   }
 }
 
+// How far ahead of its reads the packing of a source contiguous along k prefetches.
+constexpr std::size_t kPrefetchBytes = 512;
+
 inline void store_words(std::int32_t* p, VI v, int lanes) {
   if (lanes >= kLanes) store_i(p, v);
   else store_i(p, v, first_lanes(lanes));
@@ -158,7 +161,11 @@ void pack_panel(const StorageT<In>* src, std::int64_t pos_stride, std::int64_t k
         const int elems = int(min64(kb - q0 * G, std::int64_t(kLanes) * G));
         VI rows[kLanes];
         for (int x = 0; x < kLanes; ++x) {
-          rows[x] = x < valid ? words_along_k<F, In>(src + (x0 + x) * pos_stride + q0 * G, elems) : zero_i();
+          const StorageT<In>* row = src + (x0 + x) * pos_stride + q0 * G;
+          // kLanes rows far apart in memory are read side by side: fetch each a few lines
+          // ahead, since a hardware prefetcher follows only so many streams.
+          if (x < valid) prefetch_l1(row + kPrefetchBytes / sizeof(StorageT<In>));
+          rows[x] = x < valid ? words_along_k<F, In>(row, elems) : zero_i();
           if constexpr (kShift) rows[x] = xor_i(rows[x], shift);
         }
         transpose(rows);

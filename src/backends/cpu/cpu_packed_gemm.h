@@ -27,7 +27,7 @@ inline void micro_tile(std::int64_t groups, const std::int32_t* __restrict pa, c
 #pragma GCC unroll 4
     for (int v = 0; v < NV; ++v) acc[r][v] = typename F::Acc{};
   }
-#pragma GCC unroll 2
+#pragma GCC unroll 1
   for (std::int64_t q = 0; q < groups; ++q) {
     typename F::Operand bv[NV];
 #pragma GCC unroll 4

@@ -49,13 +49,22 @@ inline std::int32_t reduce_i(VI v) { return _mm512_reduce_add_epi32(v); }
 
 // acc + (a.lo·b.lo + a.hi·b.hi) over the s16 halves of each lane: exact for s8-derived values.
 inline VI madd16(VI acc, VI a, VI b) { return _mm512_add_epi32(acc, _mm512_madd_epi16(a, b)); }
+// The two dot-product instructions are written as inline assembly with the accumulator as a
+// read-write operand: GCC 12 compiles their intrinsics with a copy of the accumulator per
+// instruction (and spills the copies), which halves the throughput of a register tile.
 #if GEMMTUNE_ISA_LEVEL >= 3
 // acc + Σ of the four u8(a)·s8(b) byte products of each lane (VNNI), wrapping like s32.
-inline VI dpbusd(VI acc, VI a_u8, VI b_s8) { return _mm512_dpbusd_epi32(acc, a_u8, b_s8); }
+inline VI dpbusd(VI acc, VI a_u8, VI b_s8) {
+  asm("vpdpbusd %2, %1, %0" : "+v"(acc) : "v"(a_u8), "vm"(b_s8));
+  return acc;
+}
 #endif
 #if GEMMTUNE_ISA_LEVEL >= 4
 // acc + a.lo·b.lo + a.hi·b.hi over the bf16 halves of each lane (AVX512_BF16).
-inline VF dpbf16(VF acc, VI a, VI b) { return _mm512_dpbf16_ps(acc, (__m512bh)a, (__m512bh)b); }
+inline VF dpbf16(VF acc, VI a, VI b) {
+  asm("vdpbf16ps %2, %1, %0" : "+v"(acc) : "v"(a), "vm"(b));
+  return acc;
+}
 #endif
 
 // ---- n elements (n ≤ kLanes) of a storage type into 32-bit lanes; lanes ≥ n are zero. ----
