@@ -192,12 +192,15 @@ TEST(CpuKernels, EveryDirectKernelTileMatchesTheReference) {
 #define ROWS_TILE(mr, nv) tiles.push_back({cpu::kAlgoDirectRows, mr, nv});
 #define F32_ROWS_TILE(mr, nv) f32_tiles.push_back({cpu::kAlgoDirectRows, mr, nv});
 #define DOT_TILE(mr, nc) tiles.push_back({cpu::kAlgoDirectDot, mr, nc});
+#define COLUMNS_TILE(mj, nv) tiles.push_back({cpu::kAlgoDirectColumns, nv, mj});
   GEMMTUNE_CPU_DIRECT_TILES(ROWS_TILE)
   GEMMTUNE_CPU_DIRECT_F32_TILES(F32_ROWS_TILE)
   GEMMTUNE_CPU_DOT_TILES(DOT_TILE)
+  GEMMTUNE_CPU_COLUMNS_TILES(COLUMNS_TILE)
 #undef ROWS_TILE
 #undef F32_ROWS_TILE
 #undef DOT_TILE
+#undef COLUMNS_TILE
   // Rows both above and below every tile height (an overlapping tail, a padded one).
   const std::tuple<int, int, int> shapes[] = {{1, 70, 37}, {19, 33, 65}, {3, 129, 8}, {37, 1, 19}, {21, 45, 1},
                                               {30, 20, 9}};
@@ -215,10 +218,14 @@ TEST(CpuKernels, EveryDirectKernelTileMatchesTheReference) {
             KernelConfig c;
             c.algo = tile.algo;
             c.isa = isa;
-            c.micro_m = tile.rows;
-            c.micro_n = tile.algo == cpu::kAlgoDirectDot ? tile.columns : tile.columns * cpu::vector_lanes(isa);
+            // Rows and columns of C: the columns kernel counts its rows in vectors, the rows
+            // kernel its columns, the dot kernel neither.
+            const int lanes = cpu::vector_lanes(isa);
+            c.micro_m = tile.algo == cpu::kAlgoDirectColumns ? tile.rows * lanes : tile.rows;
+            c.micro_n = tile.algo == cpu::kAlgoDirectRows ? tile.columns * lanes : tile.columns;
             c.threads = 2;
-            if (!cpu.can_implement(problem, c).is_ok()) continue;  // the other layout's kernel
+            // The other layout's kernel, or the columns kernel on s8.
+            if (!cpu.can_implement(problem, c).is_ok()) continue;
             expect_cpu_config_matches(cpu, problem, buffers, reference, c);
           }
         }

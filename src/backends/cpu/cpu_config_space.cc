@@ -107,8 +107,9 @@ Status check_cpu_limits(const KernelConfig& c, const Problem& p, const CpuInfo& 
     return unsupported(std::string("this CPU lacks ") + std::string(cpu_isa_name(c.isa)));
   }
   // Accumulators that do not fit the register file spill to the stack on every k step.
-  const int registers = c.algo == kAlgoDirectDot ? registers_for_dot_tile(c.micro_m, c.micro_n)
-                                                 : registers_for_tile(c.micro_m, c.micro_n / vector_lanes(c.isa));
+  const TileKey key = tile_key(c.algo, c.micro_m, c.micro_n, vector_lanes(c.isa));
+  const int registers =
+      c.algo == kAlgoDirectDot ? registers_for_dot_tile(key.first, key.second) : registers_for_tile(key.first, key.second);
   if (registers > cpu.vector_registers(c.isa)) {
     return unsupported("register tile " + std::to_string(c.micro_m) + "x" + std::to_string(c.micro_n) + " needs " +
                        std::to_string(registers) + " vector registers, " + std::string(cpu_isa_name(c.isa)) + " has " +
@@ -169,6 +170,15 @@ std::vector<KernelConfig> direct_configs(const Problem& p, SearchSpace space, co
     if (strides.a_ks == 1 && strides.b_ks == 1) {
       for (const MicroTile& t : kDotTiles) {
         if (exhaustive || (t.micro_m <= p.m() && t.micro_nv <= p.n())) add(kAlgoDirectDot, t.micro_m, t.micro_nv);
+      }
+    }
+    if (strides.b_ks == 1 && p.a_type() != DType::s8) {
+      // Columns tiles whose vectors of rows hold the batch with the least padding.
+      const std::int64_t row_vectors = (p.m() + lanes - 1) / lanes;
+      for (const MicroTile& t : kColumnsTiles) {
+        if (exhaustive || (t.micro_nv == row_vectors && t.micro_m <= p.n())) {
+          add(kAlgoDirectColumns, t.micro_nv * lanes, t.micro_m);
+        }
       }
     }
   }

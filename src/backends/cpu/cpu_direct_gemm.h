@@ -339,13 +339,23 @@ inline void write_element(StorageT<Out>* p, T dot, const Scale& s) {
   }
 }
 
-// C rows [i0, i0 + MR) × columns [j0, j0 + NC).
-template <DType In, DType Out, int MR, int NC>
-void dot_block(const CpuGemmParams& P, const StorageT<In>* a, const StorageT<In>* b, StorageT<Out>* c, std::int64_t i0,
-               std::int64_t j0, const Scale& s) {
+// What every tile of one call shares, as locals (see RowsJob).
+struct DotJob {
+  std::int64_t k, a_rs, b_cs, ldc;
+  Scale scale;
+};
+
+// An MR × NC tile of C at c (row 0 of the tile, column 0 of W at w). A comes either as rows
+// a_rs apart (kPackedA false) or packed: for each k step, the tile's MR vectors one after the
+// other, zero past k (pack_dot_rows). Rows [first, last) of the tile are written.
+template <DType In, DType Out, int MR, int NC, bool kPackedA>
+void dot_block(const DotJob& job, const StorageT<In>* a, const StorageT<In>* w, StorageT<Out>* c, int first,
+               int last) {
   using Ops = DotOps<In>;
   using Acc = typename Ops::Acc;
   constexpr bool kShift = ShiftsW<Ops>::value;
+  constexpr int kStep = Ops::kStep;
+  const std::int64_t k = job.k, a_rs = job.a_rs, b_cs = job.b_cs;
   Acc acc[MR][NC];
   VI a_sums[MR];  // Σ_k A per row, for the compensation of a shifted W
 #pragma GCC unroll 16
@@ -354,67 +364,116 @@ void dot_block(const CpuGemmParams& P, const StorageT<In>* a, const StorageT<In>
 #pragma GCC unroll 8
     for (int q = 0; q < NC; ++q) acc[r][q] = Acc{};
   }
-  const StorageT<In>* ap = a + i0 * P.a_rs;
-  const StorageT<In>* wp = b + j0 * P.b_cs;
-  const std::int64_t a_rs = P.a_rs, b_cs = P.b_cs;
   auto step = [&](std::int64_t p, int n) __attribute__((always_inline)) {
-    typename Ops::Operand w[NC];
+    typename Ops::Operand wv[NC];
 #pragma GCC unroll 8
-    for (int q = 0; q < NC; ++q) w[q] = Ops::load_w(wp + q * b_cs + p, n);
+    for (int q = 0; q < NC; ++q) wv[q] = Ops::load_w(w + q * b_cs + p, n);
 #pragma GCC unroll 16
     for (int r = 0; r < MR; ++r) {
-      const typename Ops::Operand x = Ops::load_a(ap + r * a_rs + p, n);
+      const typename Ops::Operand x =
+          kPackedA ? Ops::load_a(a + p * MR + r * kStep, kStep) : Ops::load_a(a + r * a_rs + p, n);
 #if GEMMTUNE_ISA_LEVEL >= 3
       if constexpr (kShift) a_sums[r] = dpbusd(a_sums[r], set1_i(0x01010101), x);
 #endif
 #pragma GCC unroll 8
-      for (int q = 0; q < NC; ++q) acc[r][q] = Ops::madd(acc[r][q], x, w[q]);
+      for (int q = 0; q < NC; ++q) acc[r][q] = Ops::madd(acc[r][q], x, wv[q]);
     }
   };
   std::int64_t p = 0;
-  for (; p + Ops::kStep <= P.k; p += Ops::kStep) step(p, Ops::kStep);
-  if (p < P.k) step(p, int(P.k - p));
+  for (; p + kStep <= k; p += kStep) step(p, kStep);
+  if (p < k) step(p, int(k - p));
 #pragma GCC unroll 16
   for (int r = 0; r < MR; ++r) {
+    if (r < first || r >= last) continue;
     const std::int32_t shift = kShift ? 128 * reduce_i(a_sums[r]) : 0;
 #pragma GCC unroll 8
     for (int q = 0; q < NC; ++q) {
       auto dot = reduce(acc[r][q]);
       if constexpr (kShift) dot = std::int32_t(std::uint32_t(dot) - std::uint32_t(shift));
-      write_element<Out>(c + (i0 + r) * P.ldc + j0 + q, dot, s);
+      write_element<Out>(c + r * job.ldc + q, dot, job.scale);
     }
   }
 }
 
-// Rows [i, i_end) with fewer than 2·H rows left, for columns [j0, j0 + NC).
+// Rows [i, i_end) with fewer than 2·H rows left, for one tile of columns.
 template <DType In, DType Out, int H, int NC>
-inline void dot_tail(const CpuGemmParams& P, const StorageT<In>* a, const StorageT<In>* b, StorageT<Out>* c,
-                     std::int64_t i, std::int64_t i_end, std::int64_t j0, const Scale& s) {
+inline void dot_tail(const DotJob& job, const StorageT<In>* a, const StorageT<In>* w, StorageT<Out>* c, std::int64_t i,
+                     std::int64_t i_end) {
   if constexpr (H >= 1) {
     if (i_end - i >= H) {
-      dot_block<In, Out, H, NC>(P, a, b, c, i, j0, s);
+      dot_block<In, Out, H, NC, false>(job, a + i * job.a_rs, w, c + i * job.ldc, 0, H);
       i += H;
     }
-    dot_tail<In, Out, H / 2, NC>(P, a, b, c, i, i_end, j0, s);
+    dot_tail<In, Out, H / 2, NC>(job, a, w, c, i, i_end);
   }
 }
 
-template <DType In, DType Out, int MR, int NC>
-void dot_columns(const CpuGemmParams& P, const StorageT<In>* a, const StorageT<In>* b, StorageT<Out>* c,
-                 std::int64_t i_begin, std::int64_t i_end, std::int64_t j0, const Scale& s) {
-  std::int64_t i = i_begin;
-  for (; i + MR <= i_end; i += MR) dot_block<In, Out, MR, NC>(P, a, b, c, i, j0, s);
-  dot_tail<In, Out, largest_power_of_2_below(MR), NC>(P, a, b, c, i, i_end, j0, s);
+// Rows [i_begin, i_end) of A, contiguous along k, packed for dot_block: tile t of MR rows,
+// step s of kStep values: MR vectors at out[(t·steps + s)·MR·kStep], zero past k and past the
+// last row. The rows of A sit k elements apart, often a multiple of 4 KiB: read side by side
+// they would all fall in one L1 set; packed, a tile's rows are one stream.
+template <DType In, int MR>
+void pack_dot_rows(const StorageT<In>* a, std::int64_t a_rs, std::int64_t k, std::int64_t rows, StorageT<In>* out) {
+  using S = StorageT<In>;
+  constexpr int kStep = DotOps<In>::kStep;
+  const std::int64_t steps = ceil_div(k, kStep), full = k / kStep;
+  for (std::int64_t t = 0; t < ceil_div(rows, MR); ++t) {
+    for (int r = 0; r < MR; ++r) {
+      const std::int64_t row = t * MR + r;
+      S* dst = out + t * steps * MR * kStep + r * kStep;
+      if (row >= rows) {
+        for (std::int64_t q = 0; q < steps; ++q) __builtin_memset(dst + q * MR * kStep, 0, sizeof(S) * kStep);
+        continue;
+      }
+      const S* src = a + row * a_rs;
+      for (std::int64_t q = 0; q < full; ++q) __builtin_memcpy(dst + q * MR * kStep, src + q * kStep, sizeof(S) * kStep);
+      if (full < steps) {
+        S* last = dst + full * MR * kStep;
+        const std::int64_t rest = k - full * kStep;
+        __builtin_memset(last, 0, sizeof(S) * kStep);
+        __builtin_memcpy(last, src + full * kStep, std::size_t(rest) * sizeof(S));
+      }
+    }
+  }
 }
 
 template <DType In, DType Out, int MR, int NC>
 void dot_range(const CpuGemmParams& P, const StorageT<In>* a, const StorageT<In>* b, StorageT<Out>* c,
                std::int64_t i_begin, std::int64_t i_end, std::int64_t j_begin, std::int64_t j_end) {
-  const Scale s = scale_of(P);
-  // Columns outermost: NC rows of W stay in L1/L2 while every row tile of A passes them.
+  using S = StorageT<In>;
+  constexpr int kStep = DotOps<In>::kStep;
+  const DotJob job{P.k, P.a_rs, P.b_cs, P.ldc, scale_of(P)};
+  const std::int64_t rows = i_end - i_begin;
+  a += i_begin * P.a_rs;
+  c += i_begin * P.ldc;
+  // A is packed when it is reused over enough tiles of columns to repay the copy.
+  if (j_end - j_begin >= 8 * NC) {
+    const std::int64_t steps = ceil_div(P.k, kStep), tile = steps * MR * kStep;
+    S* packed = static_cast<S*>(thread_scratch(0, std::size_t(ceil_div(rows, MR) * tile) * sizeof(S)));
+    pack_dot_rows<In, MR>(a, P.a_rs, P.k, rows, packed);
+    auto columns = [&](auto nc, std::int64_t j) {
+      for (std::int64_t i = 0; i < rows; i += MR) {
+        dot_block<In, Out, MR, decltype(nc)::value, true>(job, packed + (i / MR) * tile, b + j * P.b_cs, c + i * P.ldc + j,
+                                                         0, int(min64(MR, rows - i)));
+      }
+    };
+    // Columns outermost: NC rows of W stay in L1 while every row tile of A passes them.
+    std::int64_t j = j_begin;
+    for (; j + NC <= j_end; j += NC) columns(std::integral_constant<int, NC>{}, j);
+    for (; j < j_end; ++j) columns(std::integral_constant<int, 1>{}, j);
+    return;
+  }
+  auto columns = [&](auto nc, std::int64_t j) {
+    constexpr int kColumns = decltype(nc)::value;
+    std::int64_t i = 0;
+    for (; i + MR <= rows; i += MR) {
+      dot_block<In, Out, MR, kColumns, false>(job, a + i * P.a_rs, b + j * P.b_cs, c + i * P.ldc + j, 0, MR);
+    }
+    dot_tail<In, Out, largest_power_of_2_below(MR), kColumns>(job, a, b + j * P.b_cs, c + j, i, rows);
+  };
   std::int64_t j = j_begin;
-  for (; j + NC <= j_end; j += NC) dot_columns<In, Out, MR, NC>(P, a, b, c, i_begin, i_end, j, s);
-  for (; j < j_end; ++j) dot_columns<In, Out, MR, 1>(P, a, b, c, i_begin, i_end, j, s);
+  for (; j + NC <= j_end; j += NC) columns(std::integral_constant<int, NC>{}, j);
+  for (; j < j_end; ++j) columns(std::integral_constant<int, 1>{}, j);
 }
 
 template <DType In, DType Out, int MR, int NC>

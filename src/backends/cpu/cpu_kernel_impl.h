@@ -7,6 +7,7 @@
 // GEMMTUNE_ISA_DTYPES(X) lists the (input, output) dtypes the level compiles: levels 3 and 4
 // compile only what their dot-product instructions change, and fall back to level 2 for the
 // rest (find_cpu_kernel).
+#include "cpu_columns_gemm.h"
 #include "cpu_direct_gemm.h"
 #include "cpu_packed_gemm.h"
 
@@ -33,6 +34,13 @@ CpuGemmFn find_tile(int algo, int micro_m, int columns) {
   if (micro_m == mr && columns == nc) return &gemm_direct_dot<In, Out, mr, nc>;
     GEMMTUNE_CPU_DOT_TILES(GEMMTUNE_CPU_TILE_CASE)
 #undef GEMMTUNE_CPU_TILE_CASE
+  } else if (algo == kAlgoDirectColumns) {
+    if constexpr (In != DType::s8) {
+#define GEMMTUNE_CPU_TILE_CASE(mj, nv) \
+  if (micro_m == mj && columns == nv) return &gemm_direct_columns<In, Out, mj, nv>;
+      GEMMTUNE_CPU_COLUMNS_TILES(GEMMTUNE_CPU_TILE_CASE)
+#undef GEMMTUNE_CPU_TILE_CASE
+    }
   }
   return nullptr;
 }

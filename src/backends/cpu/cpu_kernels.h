@@ -9,6 +9,8 @@
 //    problems, where packing would cost as much as the product.
 //  - direct dot: no packing; rows of A against columns of B, both contiguous along k. For
 //    skinny products (C = X·Wᵀ with few rows of X), which stream W at memory speed.
+//  - direct columns: Cᵀ = Bᵀ·Aᵀ with A packed transposed and B contiguous along k broadcast
+//    element by element: C = X·Wᵀ for batches of 4 to 32 rows, where dots need too many loads.
 #pragma once
 
 #include <cstddef>
@@ -46,6 +48,7 @@ using CpuGemmFn = void (*)(const CpuGemmParams& params, const void* a, const voi
 inline constexpr int kAlgoPacked = 0;      // GotoBLAS blocking with packed panels
 inline constexpr int kAlgoDirectRows = 1;  // no packing; B contiguous along n; vectors along n
 inline constexpr int kAlgoDirectDot = 2;   // no packing; A and B contiguous along k; dots along k
+inline constexpr int kAlgoDirectColumns = 3;  // Aᵀ packed into vectors; B contiguous along k broadcast
 
 // Register tiles each algorithm is compiled for, X(rows, columns): columns count vectors for
 // packed and rows, single columns for dot. The config space offers only these, pruned by each
@@ -58,6 +61,8 @@ inline constexpr int kAlgoDirectDot = 2;   // no packing; A and B contiguous alo
 #define GEMMTUNE_CPU_DIRECT_F32_TILES(X) \
   X(1, 1) X(1, 2) X(2, 2) X(3, 4) X(5, 4) X(6, 3) X(6, 4) X(9, 3) X(12, 1) X(12, 2) X(24, 1)
 #define GEMMTUNE_CPU_DOT_TILES(X) X(1, 1) X(1, 4) X(1, 8) X(2, 4) X(4, 2) X(4, 4) X(8, 1) X(8, 2) X(8, 3) X(16, 1)
+// Columns tiles, X(columns of C, vectors of rows of C); f32, f16 and bf16 only.
+#define GEMMTUNE_CPU_COLUMNS_TILES(X) X(4, 1) X(6, 1) X(8, 1) X(12, 1) X(4, 2) X(6, 2) X(8, 2) X(12, 2)
 
 struct MicroTile {
   int micro_m;
@@ -68,6 +73,8 @@ inline constexpr MicroTile kMicroTiles[] = {GEMMTUNE_CPU_MICRO_TILES(GEMMTUNE_CP
 inline constexpr MicroTile kDirectTiles[] = {GEMMTUNE_CPU_DIRECT_TILES(GEMMTUNE_CPU_TILE_ENTRY)};
 inline constexpr MicroTile kDirectF32Tiles[] = {GEMMTUNE_CPU_DIRECT_F32_TILES(GEMMTUNE_CPU_TILE_ENTRY)};
 inline constexpr MicroTile kDotTiles[] = {GEMMTUNE_CPU_DOT_TILES(GEMMTUNE_CPU_TILE_ENTRY)};
+// micro_m here counts columns of C and micro_nv vectors of its rows (the tile of Cᵀ).
+inline constexpr MicroTile kColumnsTiles[] = {GEMMTUNE_CPU_COLUMNS_TILES(GEMMTUNE_CPU_TILE_ENTRY)};
 #undef GEMMTUNE_CPU_TILE_ENTRY
 
 // Vector registers a packed or rows tile needs: the accumulators, one row of B vectors, one
@@ -77,13 +84,25 @@ constexpr int registers_for_tile(int micro_m, int micro_nv) { return micro_m * m
 constexpr int registers_for_dot_tile(int micro_m, int columns) { return micro_m * columns + columns; }
 static_assert(registers_for_tile(14, 2) <= 32, "every packed tile must fit AVX-512's 32 registers");
 
+// The (micro_m, columns) pair the kernel lookup takes for a config's tile of micro_m rows and
+// micro_n columns of C.
+struct TileKey {
+  int first, second;
+};
+constexpr TileKey tile_key(int algo, int micro_m, int micro_n, int lanes) {
+  if (algo == kAlgoDirectDot) return {micro_m, micro_n};
+  if (algo == kAlgoDirectColumns) return {micro_n, micro_m / lanes};
+  return {micro_m, micro_n / lanes};
+}
+
 // Bytes per vector register of an ISA level (generic: 16, the SSE2 width).
 constexpr int vector_bytes(int isa) { return isa >= kIsaAvx512 ? 64 : isa == kIsaAvx2 ? 32 : 16; }
 // 32-bit lanes per vector: the columns one vector of an f32 or s32 accumulator covers.
 constexpr int vector_lanes(int isa) { return vector_bytes(isa) / 4; }
 
 // The kernel for (ISA level, algorithm, input dtype, output dtype, tile), or nullptr if none is
-// compiled. `columns`: vectors of columns (packed, rows) or columns (dot). Inputs f32/f16/bf16
+// compiled. The tile is (micro_m, columns): rows and vectors of columns (packed, rows), rows
+// and columns (dot), columns and vectors of rows (columns; see tile_key). Inputs f32/f16/bf16
 // accumulate in f32, s8 in s32. Levels 3 and 4 fall back to level 2 for the dtypes they do not
 // change.
 CpuGemmFn find_cpu_kernel(int isa, int algo, DType in, DType out, int micro_m, int columns);

@@ -28,8 +28,10 @@ class CpuTemplateKernel final : public Kernel {
   CpuGemmParams params_;
 };
 
-// The kernel lookup's column count: vectors for the packed and rows kernels, columns for dot.
-int tile_columns(const KernelConfig& c) { return c.algo == kAlgoDirectDot ? c.micro_n : c.micro_n / vector_lanes(c.isa); }
+CpuGemmFn lookup(const Problem& p, const KernelConfig& c) {
+  const TileKey key = tile_key(c.algo, c.micro_m, c.micro_n, vector_lanes(c.isa));
+  return find_cpu_kernel(c.isa, c.algo, p.a_type(), p.c_type(), key.first, key.second);
+}
 
 // Threads tile C as gm × gn blocks: the split with the smallest block perimeter (what each
 // thread packs) among those that give every thread at least one register tile.
@@ -63,7 +65,9 @@ class CpuTemplateBackend final : public Backend {
     if (c.isa < 0 || c.isa > cpu_.best_isa()) {
       return unsupported("isa " + std::string(cpu_isa_name(c.isa)) + " is not available on this CPU");
     }
-    if (c.algo < kAlgoPacked || c.algo > kAlgoDirectDot) return unsupported("unknown cpu algo " + std::to_string(c.algo));
+    if (c.algo < kAlgoPacked || c.algo > kAlgoDirectColumns) {
+      return unsupported("unknown cpu algo " + std::to_string(c.algo));
+    }
     const CpuGemmParams strides = cpu_strides(p);
     if (c.algo == kAlgoDirectRows && strides.b_cs != 1) {
       return unsupported("the direct rows kernel reads B contiguous along n (row-major)");
@@ -71,13 +75,18 @@ class CpuTemplateBackend final : public Backend {
     if (c.algo == kAlgoDirectDot && (strides.a_ks != 1 || strides.b_ks != 1)) {
       return unsupported("the direct dot kernel reads A and B contiguous along k (A row-major, B column-major)");
     }
+    if (c.algo == kAlgoDirectColumns && strides.b_ks != 1) {
+      return unsupported("the direct columns kernel reads B contiguous along k (column-major)");
+    }
     const int lanes = vector_lanes(c.isa);
-    const bool whole_vectors = c.algo == kAlgoDirectDot || c.micro_n % lanes == 0;
+    const bool whole_vectors = c.algo == kAlgoDirectDot                ? true
+                               : c.algo == kAlgoDirectColumns ? c.micro_m % lanes == 0
+                                                              : c.micro_n % lanes == 0;
     if (c.micro_m <= 0 || c.micro_n <= 0 || !whole_vectors) {
       return unsupported("register tile " + std::to_string(c.micro_m) + "x" + std::to_string(c.micro_n) +
                          " is not whole vectors of " + std::to_string(lanes) + " lanes");
     }
-    if (find_cpu_kernel(c.isa, c.algo, p.a_type(), p.c_type(), c.micro_m, tile_columns(c)) == nullptr) {
+    if (lookup(p, c) == nullptr) {
       return unsupported("no kernel compiled for tile " + std::to_string(c.micro_m) + "x" +
                          std::to_string(c.micro_n) + " and " + std::string(dtype_name(p.a_type())) + "->" +
                          std::string(dtype_name(p.c_type())));
@@ -103,7 +112,7 @@ class CpuTemplateBackend final : public Backend {
     params.block_k = c.block_k;
     params.threads = c.threads;
     std::tie(params.grid_m, params.grid_n) = thread_grid(p, c);
-    CpuGemmFn fn = find_cpu_kernel(c.isa, c.algo, p.a_type(), p.c_type(), c.micro_m, tile_columns(c));
+    CpuGemmFn fn = lookup(p, c);
     return std::unique_ptr<Kernel>(std::make_unique<CpuTemplateKernel>(fn, params));
   }
 
