@@ -234,6 +234,32 @@ TEST(CpuKernels, EveryDirectKernelTileMatchesTheReference) {
   }
 }
 
+// The tile kernels (all of C in registers): every height and width compiled, on the problems
+// each one takes, with C padded and scalars that read it.
+TEST(CpuKernels, EveryTileKernelMatchesTheReference) {
+  const BackendList backends = create_backends(*find_device("cpu"));
+  const Backend& cpu = *backends.front();
+  const int best = host_cpu().best_isa();
+  for (const auto& shape : cpu::kTileShapes) {
+    for (int isa = 0; isa <= best; ++isa) {
+      const int lanes = cpu::vector_lanes(isa);
+      for (const char* layout : {"nn", "tn"}) {
+        const int n = shape.micro_nv * lanes - lanes / 2;  // a masked last vector
+        const Problem problem = padded_problem(shape.micro_m, n, 19, DType::f32, layout, 1, 0.5, 2.0);
+        TestBuffers buffers(problem, std::uint64_t(shape.micro_m * 10 + shape.micro_nv));
+        const ReferenceSample reference = compute_reference_sample(problem, buffers);
+        KernelConfig c;
+        c.algo = cpu::kAlgoDirectTile;
+        c.isa = isa;
+        c.micro_m = shape.micro_m;
+        c.micro_n = shape.micro_nv * lanes;
+        c.threads = 1;
+        expect_cpu_config_matches(cpu, problem, buffers, reference, c);
+      }
+    }
+  }
+}
+
 // Several threads run kernels at once: the pool serves one of them and the others run alone
 // (never wait, never share scratch), and every result is right.
 TEST(CpuKernels, ThreadedKernelsRunFromSeveralThreadsAtOnce) {

@@ -156,6 +156,11 @@ std::vector<KernelConfig> direct_configs(const Problem& p, SearchSpace space, co
       c.isa = isa;
       if (check_cpu_limits(c, p, cpu).is_ok()) configs.push_back(c);
     };
+    // All of C as one tile, when it fits the register file and one thread.
+    const bool f32 = p.a_type() == DType::f32 && p.c_type() == DType::f32;
+    if (f32 && strides.b_cs == 1 && threads == 1 && p.n() <= vectors * lanes && p.m() <= kMaxTileRows[vectors]) {
+      add(kAlgoDirectTile, int(p.m()), int(vectors) * lanes);
+    }
     if (strides.b_cs == 1) {
       auto add_rows = [&](const MicroTile& t) {
         if (exhaustive || (t.micro_nv == vectors && t.micro_m <= std::max<std::int64_t>(p.m(), 1))) {
@@ -163,7 +168,7 @@ std::vector<KernelConfig> direct_configs(const Problem& p, SearchSpace space, co
         }
       };
       for (const MicroTile& t : kDirectTiles) add_rows(t);
-      if (p.a_type() == DType::f32 && p.c_type() == DType::f32) {
+      if (f32) {
         for (const MicroTile& t : kDirectF32Tiles) add_rows(t);
       }
     }

@@ -237,6 +237,18 @@ inline void run_direct(const CpuGemmParams& P, const void* a_ptr, const void* b_
   parallel_for_threads(P.threads, body);
 }
 
+// The tile kernel: C (m = MR rows, n ≤ NV·kLanes columns) as one tile, on the calling thread.
+template <DType In, DType Out, int MR, int NV>
+void gemm_direct_tile(const CpuGemmParams& P, const void* a_ptr, const void* b_ptr, void* c_ptr) {
+  const auto* a = static_cast<const StorageT<In>*>(a_ptr);
+  auto* c = static_cast<StorageT<Out>*>(c_ptr);
+  if (P.k == 0) return scale_c_only<Out, AccVec<In>>(P, c);
+  const RowsJob<In> job{static_cast<const StorageT<In>*>(b_ptr), P.k, P.b_ks, P.ldc, scale_of(P),
+                        P.alpha == 1 && P.beta == 0};
+  if (P.a_ks == 1) rows_block<In, Out, MR, NV, true>(job, a, P.a_rs, 1, c, 0, 0, MR, int(P.n));
+  else rows_block<In, Out, MR, NV, false>(job, a, 1, P.a_ks, c, 0, 0, MR, int(P.n));
+}
+
 template <DType In, DType Out, int MR, int NV>
 void gemm_direct_rows(const CpuGemmParams& P, const void* a, const void* b, void* c) {
   run_direct<In, Out>(P, a, b, c, MR, NV * kLanes,
@@ -382,15 +394,39 @@ void dot_block(const DotJob& job, const StorageT<In>* a, const StorageT<In>* w, 
   std::int64_t p = 0;
   for (; p + kStep <= k; p += kStep) step(p, kStep);
   if (p < k) step(p, int(k - p));
-#pragma GCC unroll 16
-  for (int r = 0; r < MR; ++r) {
-    if (r < first || r >= last) continue;
-    const std::int32_t shift = kShift ? 128 * reduce_i(a_sums[r]) : 0;
+  if constexpr (In != DType::s8) {  // f32 accumulators
+    // The MR dot products of a column reduced together, kLanes at a time.
 #pragma GCC unroll 8
     for (int q = 0; q < NC; ++q) {
-      auto dot = reduce(acc[r][q]);
-      if constexpr (kShift) dot = std::int32_t(std::uint32_t(dot) - std::uint32_t(shift));
-      write_element<Out>(c + r * job.ldc + q, dot, job.scale);
+#pragma GCC unroll 4
+      for (int r0 = 0; r0 < MR; r0 += kLanes) {
+        VF group[kLanes];
+#pragma GCC unroll 16
+        for (int l = 0; l < kLanes; ++l) group[l] = r0 + l < MR ? acc[r0 + l < MR ? r0 + l : 0][q] : zero_f();
+        const VF sums = reduce_lanes(group);
+        if (job.ldc == 1 && first == 0) {
+          // A one-column C: the sums are consecutive elements of C.
+          write_c<Out>(c + r0 + q, sums, std::min(kLanes, last - r0), job.scale);
+          continue;
+        }
+        alignas(64) float lane[kLanes];
+        store_f(lane, sums);
+        for (int l = 0; l < kLanes && r0 + l < MR; ++l) {
+          if (r0 + l >= first && r0 + l < last) write_element<Out>(c + (r0 + l) * job.ldc + q, lane[l], job.scale);
+        }
+      }
+    }
+  } else {
+#pragma GCC unroll 16
+    for (int r = 0; r < MR; ++r) {
+      if (r < first || r >= last) continue;
+      const std::int32_t shift = kShift ? 128 * reduce_i(a_sums[r]) : 0;
+#pragma GCC unroll 8
+      for (int q = 0; q < NC; ++q) {
+        std::int32_t dot = reduce(acc[r][q]);
+        if constexpr (kShift) dot = std::int32_t(std::uint32_t(dot) - std::uint32_t(shift));
+        write_element<Out>(c + r * job.ldc + q, dot, job.scale);
+      }
     }
   }
 }

@@ -34,6 +34,13 @@ CpuGemmFn find_tile(int algo, int micro_m, int columns) {
   if (micro_m == mr && columns == nc) return &gemm_direct_dot<In, Out, mr, nc>;
     GEMMTUNE_CPU_DOT_TILES(GEMMTUNE_CPU_TILE_CASE)
 #undef GEMMTUNE_CPU_TILE_CASE
+  } else if (algo == kAlgoDirectTile) {
+    if constexpr (In == DType::f32 && Out == DType::f32) {
+#define GEMMTUNE_CPU_TILE_CASE(mr, nv) \
+  if (micro_m == mr && columns == nv) return &gemm_direct_tile<In, Out, mr, nv>;
+      GEMMTUNE_CPU_TILE_SHAPES(GEMMTUNE_CPU_TILE_CASE)
+#undef GEMMTUNE_CPU_TILE_CASE
+    }
   } else if (algo == kAlgoDirectColumns) {
     if constexpr (In != DType::s8) {
 #define GEMMTUNE_CPU_TILE_CASE(mj, nv) \

@@ -11,6 +11,9 @@
 //    skinny products (C = X·Wᵀ with few rows of X), which stream W at memory speed.
 //  - direct columns: Cᵀ = Bᵀ·Aᵀ with A packed transposed and B contiguous along k broadcast
 //    element by element: C = X·Wᵀ for batches of 4 to 32 rows, where dots need too many loads.
+//  - direct tile: the whole of C as one register tile, its rows fixed at compile time: the
+//    rows kernel without its loops, edges and thread split, for f32 products of a few dozen
+//    to a few thousand multiply-adds, where those cost as much as the arithmetic.
 #pragma once
 
 #include <cstddef>
@@ -49,6 +52,7 @@ inline constexpr int kAlgoPacked = 0;      // GotoBLAS blocking with packed pane
 inline constexpr int kAlgoDirectRows = 1;  // no packing; B contiguous along n; vectors along n
 inline constexpr int kAlgoDirectDot = 2;   // no packing; A and B contiguous along k; dots along k
 inline constexpr int kAlgoDirectColumns = 3;  // Aᵀ packed into vectors; B contiguous along k broadcast
+inline constexpr int kAlgoDirectTile = 4;     // all of C in registers; m = micro_m, n ≤ micro_n
 
 // Register tiles each algorithm is compiled for, X(rows, columns): columns count vectors for
 // packed and rows, single columns for dot. The config space offers only these, pruned by each
@@ -64,6 +68,15 @@ inline constexpr int kAlgoDirectColumns = 3;  // Aᵀ packed into vectors; B con
 // Columns tiles, X(columns of C, vectors of rows of C); f32, f16 and bf16 only.
 #define GEMMTUNE_CPU_COLUMNS_TILES(X) X(4, 1) X(6, 1) X(8, 1) X(12, 1) X(4, 2) X(6, 2) X(8, 2) X(12, 2)
 
+// Tile kernels, X(rows of C, vectors of columns), f32 only: every height up to the register
+// file's limit for 1 to 4 vectors (the AVX-512 one: rows × vectors + vectors + 1 ≤ 32).
+#define GEMMTUNE_CPU_TILE_SHAPES(X)                                                                             \
+  X(1, 1) X(2, 1) X(3, 1) X(4, 1) X(5, 1) X(6, 1) X(7, 1) X(8, 1) X(9, 1) X(10, 1) X(11, 1) X(12, 1) X(13, 1)  \
+  X(14, 1) X(15, 1) X(16, 1) X(17, 1) X(18, 1) X(19, 1) X(20, 1) X(21, 1) X(22, 1) X(23, 1) X(24, 1) X(1, 2)   \
+  X(2, 2) X(3, 2) X(4, 2) X(5, 2) X(6, 2) X(7, 2) X(8, 2) X(9, 2) X(10, 2) X(11, 2) X(12, 2) X(1, 3) X(2, 3)   \
+  X(3, 3) X(4, 3) X(5, 3) X(6, 3) X(7, 3) X(8, 3) X(1, 4) X(2, 4) X(3, 4) X(4, 4) X(5, 4) X(6, 4)
+inline constexpr int kMaxTileRows[5] = {0, 24, 12, 8, 6};  // by vectors of columns
+
 struct MicroTile {
   int micro_m;
   int micro_nv;
@@ -75,6 +88,7 @@ inline constexpr MicroTile kDirectF32Tiles[] = {GEMMTUNE_CPU_DIRECT_F32_TILES(GE
 inline constexpr MicroTile kDotTiles[] = {GEMMTUNE_CPU_DOT_TILES(GEMMTUNE_CPU_TILE_ENTRY)};
 // micro_m here counts columns of C and micro_nv vectors of its rows (the tile of Cᵀ).
 inline constexpr MicroTile kColumnsTiles[] = {GEMMTUNE_CPU_COLUMNS_TILES(GEMMTUNE_CPU_TILE_ENTRY)};
+inline constexpr MicroTile kTileShapes[] = {GEMMTUNE_CPU_TILE_SHAPES(GEMMTUNE_CPU_TILE_ENTRY)};
 #undef GEMMTUNE_CPU_TILE_ENTRY
 
 // Vector registers a packed or rows tile needs: the accumulators, one row of B vectors, one

@@ -47,6 +47,12 @@ inline float reduce_f(VF v) {
   const __m128 t = _mm_add_ps(s, _mm_movehl_ps(s, s));
   return _mm_cvtss_f32(_mm_add_ss(t, _mm_shuffle_ps(t, t, 1)));
 }
+// Lane r of the result is the sum of the lanes of v[r].
+inline VF reduce_lanes(const VF (&v)[kLanes]) {
+  alignas(64) float sums[kLanes];
+  for (int r = 0; r < kLanes; ++r) sums[r] = reduce_f(v[r]);
+  return load_f(sums);
+}
 inline std::int32_t reduce_i(VI v) {
   const __m128i s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
   const __m128i t = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0x4e));

@@ -69,6 +69,12 @@ inline VI or_i(VI a, VI b) { return a | b; }
 inline VI and_i(VI a, VI b) { return a & b; }
 template <int N> inline VI shl_i(VI a) { return a << N; }
 inline float reduce_f(VF v) { return (v[0] + v[1]) + (v[2] + v[3]); }
+// Lane r of the result is the sum of the lanes of v[r].
+inline VF reduce_lanes(const VF (&v)[kLanes]) {
+  alignas(64) float sums[kLanes];
+  for (int r = 0; r < kLanes; ++r) sums[r] = reduce_f(v[r]);
+  return load_f(sums);
+}
 inline std::int32_t reduce_i(VI v) { return (v[0] + v[1]) + (v[2] + v[3]); }
 inline VI madd16(VI acc, VI a, VI b) {
   // Sign-extended low and high halves of each lane.

@@ -65,7 +65,7 @@ class CpuTemplateBackend final : public Backend {
     if (c.isa < 0 || c.isa > cpu_.best_isa()) {
       return unsupported("isa " + std::string(cpu_isa_name(c.isa)) + " is not available on this CPU");
     }
-    if (c.algo < kAlgoPacked || c.algo > kAlgoDirectColumns) {
+    if (c.algo < kAlgoPacked || c.algo > kAlgoDirectTile) {
       return unsupported("unknown cpu algo " + std::to_string(c.algo));
     }
     const CpuGemmParams strides = cpu_strides(p);
@@ -77,6 +77,11 @@ class CpuTemplateBackend final : public Backend {
     }
     if (c.algo == kAlgoDirectColumns && strides.b_ks != 1) {
       return unsupported("the direct columns kernel reads B contiguous along k (column-major)");
+    }
+    if (c.algo == kAlgoDirectTile &&
+        (strides.b_cs != 1 || p.m() != c.micro_m || p.n() > c.micro_n || p.n() == 0 || c.threads != 1)) {
+      return unsupported("the direct tile kernel holds all of C (m = mm rows, n <= mn columns, B row-major) on one "
+                         "thread");
     }
     const int lanes = vector_lanes(c.isa);
     const bool whole_vectors = c.algo == kAlgoDirectDot                ? true
