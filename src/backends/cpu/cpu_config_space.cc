@@ -14,6 +14,9 @@ constexpr int kMinBlockK = 16;
 // multiply-adds, or on skinny shapes (either of m and n at most kSkinny).
 constexpr double kDirectMacs = double(1 << 18);
 constexpr std::int64_t kSkinny = 16;
+// The columns kernel holds up to 4 vectors of rows of A (64 with AVX-512): it streams W
+// unpacked, which beats packing W until the batch fills the packed kernel's tiles.
+constexpr std::int64_t kColumnsVectors = 4;
 // Below this many multiply-adds a product runs on one thread: halving it saves less than the
 // pool's fork/join costs (~0.4 µs, some 40k multiply-adds of one AVX-512 core).
 constexpr double kThreadedMacs = double(1 << 16);
@@ -172,14 +175,17 @@ std::vector<KernelConfig> direct_configs(const Problem& p, SearchSpace space, co
         for (const MicroTile& t : kDirectF32Tiles) add_rows(t);
       }
     }
-    if (strides.a_ks == 1 && strides.b_ks == 1) {
+    // Dots need (rows + columns) loads per tile step: past a few rows, columns does better.
+    const bool dots = exhaustive || p.m() <= kSkinny || p.n() <= kSkinny || macs(p) <= kDirectMacs;
+    if (dots && strides.a_ks == 1 && strides.b_ks == 1) {
       for (const MicroTile& t : kDotTiles) {
         if (exhaustive || (t.micro_m <= p.m() && t.micro_nv <= p.n())) add(kAlgoDirectDot, t.micro_m, t.micro_nv);
       }
     }
     if (strides.b_ks == 1 && p.a_type() != DType::s8) {
-      // Columns tiles whose vectors of rows hold the batch with the least padding.
-      const std::int64_t row_vectors = (p.m() + lanes - 1) / lanes;
+      // Columns tiles whose vectors of rows hold the batch with the least padding (batches
+      // of more rows run in panels of the widest tile).
+      const std::int64_t row_vectors = std::min<std::int64_t>(kColumnsVectors, (p.m() + lanes - 1) / lanes);
       for (const MicroTile& t : kColumnsTiles) {
         if (exhaustive || (t.micro_nv == row_vectors && t.micro_m <= p.n())) {
           add(kAlgoDirectColumns, t.micro_nv * lanes, t.micro_m);
@@ -231,8 +237,9 @@ std::vector<KernelConfig> packed_configs(const Problem& p, SearchSpace space, co
 }  // namespace
 
 std::vector<KernelConfig> cpu_configs(const Problem& p, SearchSpace space, const CpuInfo& cpu) {
+  const std::int64_t columns_rows = kColumnsVectors * vector_lanes(isa_for_dtype(p.a_type(), cpu));
   const bool direct = space == SearchSpace::exhaustive || macs(p) <= kDirectMacs || p.m() <= kSkinny ||
-                      p.n() <= kSkinny;
+                      p.n() <= kSkinny || p.m() <= columns_rows;
   std::vector<KernelConfig> configs;
   if (direct) configs = direct_configs(p, space, cpu);
   for (const KernelConfig& c : packed_configs(p, space, cpu)) configs.push_back(c);

@@ -10,7 +10,7 @@
 //  - direct dot: no packing; rows of A against columns of B, both contiguous along k. For
 //    skinny products (C = X·Wᵀ with few rows of X), which stream W at memory speed.
 //  - direct columns: Cᵀ = Bᵀ·Aᵀ with A packed transposed and B contiguous along k broadcast
-//    element by element: C = X·Wᵀ for batches of 4 to 32 rows, where dots need too many loads.
+//    element by element: C = X·Wᵀ for batches of 4 to 64 rows, where dots need too many loads.
 //  - direct tile: the whole of C as one register tile, its rows fixed at compile time: the
 //    rows kernel without its loops, edges and thread split, for f32 products of a few dozen
 //    to a few thousand multiply-adds, where those cost as much as the arithmetic.
@@ -66,7 +66,8 @@ inline constexpr int kAlgoDirectTile = 4;     // all of C in registers; m = micr
   X(1, 1) X(1, 2) X(2, 2) X(3, 4) X(5, 4) X(6, 3) X(6, 4) X(9, 3) X(12, 1) X(12, 2) X(24, 1)
 #define GEMMTUNE_CPU_DOT_TILES(X) X(1, 1) X(1, 4) X(1, 8) X(2, 4) X(4, 2) X(4, 4) X(8, 1) X(8, 2) X(8, 3) X(16, 1)
 // Columns tiles, X(columns of C, vectors of rows of C); f32, f16 and bf16 only.
-#define GEMMTUNE_CPU_COLUMNS_TILES(X) X(4, 1) X(6, 1) X(8, 1) X(12, 1) X(4, 2) X(6, 2) X(8, 2) X(12, 2)
+#define GEMMTUNE_CPU_COLUMNS_TILES(X) \
+  X(4, 1) X(6, 1) X(8, 1) X(12, 1) X(4, 2) X(6, 2) X(8, 2) X(12, 2) X(4, 3) X(6, 3) X(8, 3) X(4, 4) X(6, 4)
 
 // Tile kernels, X(rows of C, vectors of columns), f32 only: every height up to the register
 // file's limit for 1 to 4 vectors (the AVX-512 one: rows × vectors + vectors + 1 ≤ 32).
