@@ -3,10 +3,13 @@
 // tiny, zero-sized and padded, and every config of each backend's default list runs.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <thread>
 #include <tuple>
 
 #include "core/backend.h"
 #include "core/test_buffers.h"
+#include "backends/cpu/cpu_config_space.h"
 #include "backends/cpu/cpu_kernels.h"
 #include "core/verify.h"
 
@@ -34,6 +37,36 @@ std::vector<Case> all_cases() {
   return cases;
 }
 
+// A problem with `pad` elements between the rows (or columns) of every operand.
+Problem padded_problem(std::int64_t m, std::int64_t n, std::int64_t k, DType in, DType out, const char* layout,
+                       std::int64_t pad, double alpha, double beta) {
+  auto layouts = *parse_layout_letters(layout);
+  ProblemSpec spec;
+  spec.m = m;
+  spec.n = n;
+  spec.k = k;
+  spec.a_type = spec.b_type = in;
+  spec.c_type = out;
+  spec.a_layout = layouts.first;
+  spec.b_layout = layouts.second;
+  if (pad > 0) {
+    spec.lda = (spec.a_layout == Layout::row_major ? k : m) + pad;
+    spec.ldb = (spec.b_layout == Layout::row_major ? n : k) + pad;
+    spec.ldc = n + pad;
+  }
+  spec.alpha = alpha;
+  spec.beta = beta;
+  auto problem = Problem::create(spec);
+  EXPECT_TRUE(problem.is_ok()) << problem.status().to_string();
+  return *problem;
+}
+
+// The same with C of the input dtype (s32 for s8).
+Problem padded_problem(std::int64_t m, std::int64_t n, std::int64_t k, DType type, const char* layout,
+                       std::int64_t pad, double alpha, double beta) {
+  return padded_problem(m, n, k, type, type == DType::s8 ? DType::s32 : type, layout, pad, alpha, beta);
+}
+
 class BackendCorrectness : public testing::TestWithParam<Case> {
  protected:
   static const BackendList& backends() {
@@ -43,25 +76,7 @@ class BackendCorrectness : public testing::TestWithParam<Case> {
 
   Problem make(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t pad, double alpha, double beta) {
     const Case& c = GetParam();
-    auto layouts = *parse_layout_letters(c.layout);
-    ProblemSpec spec;
-    spec.m = m;
-    spec.n = n;
-    spec.k = k;
-    spec.a_type = spec.b_type = c.in;
-    spec.c_type = c.out;
-    spec.a_layout = layouts.first;
-    spec.b_layout = layouts.second;
-    if (pad > 0) {
-      spec.lda = (spec.a_layout == Layout::row_major ? k : m) + pad;
-      spec.ldb = (spec.b_layout == Layout::row_major ? n : k) + pad;
-      spec.ldc = n + pad;
-    }
-    spec.alpha = alpha;
-    spec.beta = beta;
-    auto problem = Problem::create(spec);
-    EXPECT_TRUE(problem.is_ok()) << problem.status().to_string();
-    return *problem;
+    return padded_problem(m, n, k, c.in, c.out, c.layout, pad, alpha, beta);
   }
 
   // Runs every config of every backend that accepts the problem; returns how many ran.
@@ -118,39 +133,54 @@ TEST_P(BackendCorrectness, SizesAcrossCacheBlocksMatchTheReference) {
 
 INSTANTIATE_TEST_SUITE_P(AllDtypesAndLayouts, BackendCorrectness, testing::ValuesIn(all_cases()), case_name);
 
-// The cpu backend's kernels for every ISA this CPU has (not only the best), every tile.
+// Runs one cpu config on a problem and checks its output against the reference.
+void expect_cpu_config_matches(const Backend& cpu, const Problem& problem, TestBuffers& buffers,
+                               const ReferenceSample& reference, const KernelConfig& c) {
+  auto kernel = cpu.prepare(problem, c);
+  ASSERT_TRUE(kernel.is_ok()) << c.to_string() << ": " << kernel.status().to_string();
+  buffers.reset_c();
+  ASSERT_TRUE((*kernel)->run({buffers.a(), buffers.b(), buffers.c(), nullptr}).is_ok());
+  VerifyOutcome outcome = check_output(problem, buffers, reference);
+  EXPECT_TRUE(outcome.ok) << problem.describe() << " " << c.to_string() << ": " << outcome.reason;
+}
+
+// The packed kernels for every ISA level this CPU has (not only the best: the levels below
+// are the fallbacks of CPUs without VNNI, BF16 or AVX-512), every tile, every layout (each
+// operand is packed along k or across it), blocks small enough that every loop wraps, and
+// scalars that read C.
 TEST(CpuKernels, EveryIsaAndRegisterTileMatchesTheReference) {
   const BackendList backends = create_backends(*find_device("cpu"));
   const Backend& cpu = *backends.front();
   ASSERT_EQ(cpu.name(), "cpu");
   const int best = host_cpu().best_isa();
-  for (DType type : {DType::f32, DType::bf16, DType::s8}) {
-    auto problem = *Problem::create(45, 77, 130, type, "nt");
-    TestBuffers buffers(problem, 42);
-    const ReferenceSample reference = compute_reference_sample(problem, buffers);
-    for (int isa = 0; isa <= best; ++isa) {
-      for (const auto& tile : cpu::kMicroTiles) {
-        KernelConfig c;
-        c.isa = isa;
-        c.micro_m = tile.micro_m;
-        c.micro_n = tile.micro_nv * (isa == 2 ? 16 : isa == 1 ? 8 : 4);
-        c.block_m = c.micro_m * 3;
-        c.block_n = c.micro_n * 2;
-        c.block_k = 64;
-        c.threads = 2;
-        auto kernel = cpu.prepare(problem, c);
-        ASSERT_TRUE(kernel.is_ok()) << c.to_string() << ": " << kernel.status().to_string();
-        buffers.reset_c();
-        ASSERT_TRUE((*kernel)->run({buffers.a(), buffers.b(), buffers.c(), nullptr}).is_ok());
-        VerifyOutcome outcome = check_output(problem, buffers, reference);
-        EXPECT_TRUE(outcome.ok) << dtype_name(type) << " " << c.to_string() << ": " << outcome.reason;
+  for (DType type : {DType::f32, DType::f16, DType::bf16, DType::s8}) {
+    for (const char* layout : {"nn", "nt", "tn", "tt"}) {
+      const bool integer = type == DType::s8;
+      for (const Problem& problem : {padded_problem(45, 77, 130, type, layout, 0, 1.0, 0.0),
+                                     padded_problem(29, 31, 23, type, layout, 3, integer ? 1.0 : 0.75,
+                                                    integer ? 1.0 : -0.5)}) {
+        TestBuffers buffers(problem, std::uint64_t(problem.m() * 7 + problem.k()));
+        const ReferenceSample reference = compute_reference_sample(problem, buffers);
+        for (int isa = 0; isa <= best; ++isa) {
+          for (const auto& tile : cpu::kMicroTiles) {
+            KernelConfig c;
+            c.isa = isa;
+            c.micro_m = tile.micro_m;
+            c.micro_n = tile.micro_nv * cpu::vector_lanes(isa);
+            c.block_m = c.micro_m * 3;
+            c.block_n = c.micro_n * 2;
+            c.block_k = 64;
+            c.threads = 2;
+            expect_cpu_config_matches(cpu, problem, buffers, reference, c);
+          }
+        }
       }
     }
   }
 }
 
-// The direct (unpacked) kernels: every tile, every ISA, in the layouts each one serves, on
-// shapes whose edges cut through the tiles.
+// The direct (unpacked) kernels: every tile, every ISA level, in the layouts each one serves,
+// on shapes whose edges cut through the tiles, with one-wide dims whose strides do not matter.
 TEST(CpuKernels, EveryDirectKernelTileMatchesTheReference) {
   const BackendList backends = create_backends(*find_device("cpu"));
   const Backend& cpu = *backends.front();
@@ -158,40 +188,119 @@ TEST(CpuKernels, EveryDirectKernelTileMatchesTheReference) {
   struct Tile {
     int algo, rows, columns;
   };
-  std::vector<Tile> tiles;
+  std::vector<Tile> tiles, f32_tiles;
 #define ROWS_TILE(mr, nv) tiles.push_back({cpu::kAlgoDirectRows, mr, nv});
+#define F32_ROWS_TILE(mr, nv) f32_tiles.push_back({cpu::kAlgoDirectRows, mr, nv});
 #define DOT_TILE(mr, nc) tiles.push_back({cpu::kAlgoDirectDot, mr, nc});
+#define COLUMNS_TILE(mj, nv) tiles.push_back({cpu::kAlgoDirectColumns, nv, mj});
   GEMMTUNE_CPU_DIRECT_TILES(ROWS_TILE)
+  GEMMTUNE_CPU_DIRECT_F32_TILES(F32_ROWS_TILE)
   GEMMTUNE_CPU_DOT_TILES(DOT_TILE)
+  GEMMTUNE_CPU_COLUMNS_TILES(COLUMNS_TILE)
 #undef ROWS_TILE
+#undef F32_ROWS_TILE
 #undef DOT_TILE
+#undef COLUMNS_TILE
+  // Rows both above and below every tile height (an overlapping tail, a padded one).
+  const std::tuple<int, int, int> shapes[] = {{1, 70, 37}, {19, 33, 65}, {3, 129, 8}, {37, 1, 19}, {21, 45, 1},
+                                              {30, 20, 9}};
   for (DType type : {DType::f32, DType::f16, DType::bf16, DType::s8}) {
-    for (const char* layout : {"nn", "tn", "nt"}) {
-      for (auto [m, n, k] : {std::tuple{1, 70, 37}, std::tuple{19, 33, 65}, std::tuple{3, 129, 8}}) {
-        auto problem = *Problem::create(m, n, k, type, layout);
+    for (const char* layout : {"nn", "tn", "nt", "tt"}) {
+      for (auto [m, n, k] : shapes) {
+        const bool integer = type == DType::s8;
+        const Problem problem = padded_problem(m, n, k, type, layout, 2, integer ? 1.0 : 1.5, integer ? 1.0 : 0.5);
         TestBuffers buffers(problem, std::uint64_t(m * 1000 + n));
         const ReferenceSample reference = compute_reference_sample(problem, buffers);
+        std::vector<Tile> all = tiles;
+        if (type == DType::f32) all.insert(all.end(), f32_tiles.begin(), f32_tiles.end());
         for (int isa = 0; isa <= best; ++isa) {
-          for (const Tile& tile : tiles) {
+          for (const Tile& tile : all) {
             KernelConfig c;
             c.algo = tile.algo;
             c.isa = isa;
-            c.micro_m = tile.rows;
-            c.micro_n = tile.algo == cpu::kAlgoDirectDot ? tile.columns : tile.columns * (isa == 2 ? 16 : isa == 1 ? 8 : 4);
+            // Rows and columns of C: the columns kernel counts its rows in vectors, the rows
+            // kernel its columns, the dot kernel neither.
+            const int lanes = cpu::vector_lanes(isa);
+            c.micro_m = tile.algo == cpu::kAlgoDirectColumns ? tile.rows * lanes : tile.rows;
+            c.micro_n = tile.algo == cpu::kAlgoDirectRows ? tile.columns * lanes : tile.columns;
             c.threads = 2;
-            if (!cpu.can_implement(problem, c).is_ok()) continue;  // the other layout's kernel
-            auto kernel = cpu.prepare(problem, c);
-            ASSERT_TRUE(kernel.is_ok()) << c.to_string() << ": " << kernel.status().to_string();
-            buffers.reset_c();
-            ASSERT_TRUE((*kernel)->run({buffers.a(), buffers.b(), buffers.c(), nullptr}).is_ok());
-            VerifyOutcome outcome = check_output(problem, buffers, reference);
-            EXPECT_TRUE(outcome.ok) << dtype_name(type) << " " << layout << " " << problem.describe() << " "
-                                    << c.to_string() << ": " << outcome.reason;
+            // The other layout's kernel, or the columns kernel on s8.
+            if (!cpu.can_implement(problem, c).is_ok()) continue;
+            expect_cpu_config_matches(cpu, problem, buffers, reference, c);
           }
         }
       }
     }
   }
+}
+
+// The tile kernels (all of C in registers): every height and width compiled, on the problems
+// each one takes, with C padded and scalars that read it.
+TEST(CpuKernels, EveryTileKernelMatchesTheReference) {
+  const BackendList backends = create_backends(*find_device("cpu"));
+  const Backend& cpu = *backends.front();
+  const int best = host_cpu().best_isa();
+  for (const auto& shape : cpu::kTileShapes) {
+    for (int isa = 0; isa <= best; ++isa) {
+      const int lanes = cpu::vector_lanes(isa);
+      for (const char* layout : {"nn", "tn"}) {
+        const int n = shape.micro_nv * lanes - lanes / 2;  // a masked last vector
+        const Problem problem = padded_problem(shape.micro_m, n, 19, DType::f32, layout, 1, 0.5, 2.0);
+        TestBuffers buffers(problem, std::uint64_t(shape.micro_m * 10 + shape.micro_nv));
+        const ReferenceSample reference = compute_reference_sample(problem, buffers);
+        KernelConfig c;
+        c.algo = cpu::kAlgoDirectTile;
+        c.isa = isa;
+        c.micro_m = shape.micro_m;
+        c.micro_n = shape.micro_nv * lanes;
+        c.threads = 1;
+        expect_cpu_config_matches(cpu, problem, buffers, reference, c);
+      }
+    }
+  }
+}
+
+// Several threads run kernels at once: the pool serves one of them and the others run alone
+// (never wait, never share scratch), and every result is right.
+TEST(CpuKernels, ThreadedKernelsRunFromSeveralThreadsAtOnce) {
+  const BackendList backends = create_backends(*find_device("cpu"));
+  const Backend& cpu = *backends.front();
+  auto problem = *Problem::create(150, 97, 120, DType::f32, "nn");
+  std::vector<KernelConfig> configs;
+  for (int algo : {cpu::kAlgoPacked, cpu::kAlgoDirectRows}) {
+    KernelConfig c;
+    c.algo = algo;
+    c.isa = cpu::isa_for_dtype(DType::f32, host_cpu());
+    c.micro_m = 4;
+    c.micro_n = 2 * cpu::vector_lanes(c.isa);
+    c.block_m = 32;
+    c.block_n = 4 * c.micro_n;
+    c.block_k = 32;
+    c.threads = 2;
+    configs.push_back(c);
+  }
+  std::vector<std::thread> threads;
+  std::atomic<int> failures{0};
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      TestBuffers buffers(problem, std::uint64_t(t + 1));
+      const ReferenceSample reference = compute_reference_sample(problem, buffers);
+      auto kernel = cpu.prepare(problem, configs[std::size_t(t % 2)]);
+      if (!kernel.is_ok()) {
+        ++failures;
+        return;
+      }
+      for (int round = 0; round < 50; ++round) {
+        buffers.reset_c();
+        if (!(*kernel)->run({buffers.a(), buffers.b(), buffers.c(), nullptr}).is_ok() ||
+            !check_output(problem, buffers, reference).ok) {
+          ++failures;
+        }
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(failures.load(), 0);
 }
 
 }  // namespace

@@ -45,7 +45,7 @@ RC_GTEST_PROP(KernelConfig, ToStringThenParseIsTheIdentity, ()) {
                               &c.micro_m, &c.micro_n, &c.threads, &c.algo}) {
     *field = *rc::gen::inRange<std::int32_t>(0, 100000);
   }
-  c.isa = *rc::gen::inRange<std::int32_t>(0, 3);
+  c.isa = *rc::gen::inRange<std::int32_t>(0, 5);
   auto parsed = KernelConfig::parse(c.to_string());
   RC_ASSERT(parsed.is_ok());
   RC_ASSERT(*parsed == c);
@@ -70,8 +70,53 @@ TEST(ConfigSpace, DedupKeepsTheFirstAndHonoursTheCap) {
 }
 
 TEST(CpuConfigSpace, NamedListsHaveTheirRowCounts) {
-  EXPECT_EQ(cpu::cpu_default_list().size(), 8u);
-  EXPECT_EQ(cpu::cpu_int8_list().size(), 5u);
+  EXPECT_EQ(cpu::cpu_default_list(cpu::kIsaAvx512).size(), 8u);
+  EXPECT_EQ(cpu::cpu_default_list(cpu::kIsaAvx2).size(), 6u);
+  EXPECT_EQ(cpu::cpu_int8_list(cpu::kIsaAvx512).size(), 6u);
+  EXPECT_EQ(cpu::cpu_int8_list(cpu::kIsaAvx2).size(), 4u);
+}
+
+TEST(CpuConfigSpace, NamedListTilesFitTheirIsasRegisters) {
+  for (int isa : {cpu::kIsaAvx2, cpu::kIsaAvx512}) {
+    const int registers = isa == cpu::kIsaAvx512 ? 32 : 16;
+    for (const auto* list : {&cpu::cpu_default_list(isa), &cpu::cpu_int8_list(isa)}) {
+      for (const cpu::CpuListEntry& e : *list) {
+        EXPECT_LE(cpu::registers_for_tile(e.micro_m, e.micro_nv), registers) << e.micro_m << "x" << e.micro_nv;
+        EXPECT_EQ(e.block_m % e.micro_m, 0);
+      }
+    }
+  }
+}
+
+TEST(CpuConfigSpace, DotProductLevelsServeOnlyTheDtypesTheyChange) {
+  CpuInfo cpu = zen4_like();
+  cpu.avx512_vnni = cpu.avx512_bf16 = true;
+  EXPECT_EQ(cpu.best_isa(), cpu::kIsaAvx512Bf16);
+  EXPECT_EQ(cpu::isa_for_dtype(DType::f32, cpu), cpu::kIsaAvx512);
+  EXPECT_EQ(cpu::isa_for_dtype(DType::s8, cpu), cpu::kIsaAvx512Vnni);
+  EXPECT_EQ(cpu::isa_for_dtype(DType::bf16, cpu), cpu::kIsaAvx512Bf16);
+  cpu.avx512_bf16 = false;  // VNNI alone (Cascade Lake, Ice Lake): bf16 converts to f32
+  EXPECT_EQ(cpu::isa_for_dtype(DType::bf16, cpu), cpu::kIsaAvx512);
+  cpu.avx512f = false;
+  EXPECT_EQ(cpu::isa_for_dtype(DType::s8, cpu), cpu::kIsaAvx2);
+}
+
+TEST(CpuConfigSpace, SmallAndSkinnyProblemsGetDirectKernelsFirst) {
+  CpuInfo cpu = zen4_like();
+  auto small = *Problem::create(17, 33, 65, DType::f32);
+  auto configs = cpu::cpu_configs(small, SearchSpace::default_space, cpu);
+  ASSERT_FALSE(configs.empty());
+  EXPECT_EQ(configs.front().algo, cpu::kAlgoDirectRows);
+  EXPECT_EQ(configs.front().threads, 1);  // 36k multiply-adds: over before a second thread starts
+  auto skinny = *Problem::create(4, 4096, 4096, DType::f32, "nt");
+  configs = cpu::cpu_configs(skinny, SearchSpace::default_space, cpu);
+  ASSERT_FALSE(configs.empty());
+  EXPECT_EQ(configs.front().algo, cpu::kAlgoDirectDot);
+  EXPECT_EQ(configs.front().threads, 2);  // a large product always uses every core
+  auto large = *Problem::create(1024, 1024, 1024, DType::f32);
+  for (const KernelConfig& c : cpu::cpu_configs(large, SearchSpace::default_space, cpu)) {
+    EXPECT_EQ(c.algo, cpu::kAlgoPacked) << c.to_string();
+  }
 }
 
 TEST(CpuConfigSpace, RegisterTilesThatWouldSpillArePrunedForAvx2) {
@@ -103,12 +148,14 @@ TEST(CpuConfigSpace, PanelsThatDoNotFitTheirCacheArePruned) {
   c.block_m = 64;
   c.block_n = 512;
   c.threads = 1;
-  c.block_k = 512;  // 512 x 32 x 4 B = 64 KiB > 32 KiB L1
-  EXPECT_NE(cpu::check_cpu_limits(c, p, cpu).message().find("L1"), std::string::npos);
-  c.block_k = 256;
-  c.block_m = 2048;  // 2048 x 256 x 4 B = 2 MiB > 1 MiB L2
+  c.block_k = 1024;
+  EXPECT_TRUE(cpu::check_cpu_limits(c, p, cpu).is_ok());  // (64 + 32) x 1024 x 4 B = 384 KiB
+  c.block_m = 2048;  // (2048 + 32) x 1024 x 4 B > 1 MiB L2
   EXPECT_NE(cpu::check_cpu_limits(c, p, cpu).message().find("L2"), std::string::npos);
   c.block_m = 64;
+  c.block_n = 16384;  // 1024 x 16384 x 4 B = 64 MiB > 32 MiB L3
+  EXPECT_NE(cpu::check_cpu_limits(c, p, cpu).message().find("L3"), std::string::npos);
+  c.block_n = 512;
   c.threads = 3;
   EXPECT_NE(cpu::check_cpu_limits(c, p, cpu).message().find("threads"), std::string::npos);
 }
@@ -128,6 +175,8 @@ TEST(CpuConfigSpace, ExhaustiveIsLargerThanDefaultAndCapped) {
 RC_GTEST_PROP(CpuConfigSpace, EveryGeneratedConfigFitsTheProblemAndTheMachine, ()) {
   CpuInfo cpu = zen4_like();
   cpu.avx512f = *rc::gen::arbitrary<bool>();  // with and without AVX-512
+  cpu.avx512_vnni = *rc::gen::arbitrary<bool>();
+  cpu.avx512_bf16 = *rc::gen::arbitrary<bool>();
   const std::int64_t m = *rc::gen::inRange<std::int64_t>(1, 5000);
   const std::int64_t n = *rc::gen::inRange<std::int64_t>(1, 5000);
   const std::int64_t k = *rc::gen::inRange<std::int64_t>(1, 5000);

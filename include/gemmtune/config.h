@@ -38,12 +38,13 @@ struct KernelConfig {
   std::int32_t micro_n = 0;
   // Threads the kernel runs on; 1 avoids the fork/join cost that dominates small products.
   std::int32_t threads = 0;
-  // Vector instruction set of the CPU micro-kernel (see cpu_isa_name): 0 generic, 1 AVX2,
-  // 2 AVX-512.
+  // Vector instruction set of the CPU kernels (see cpu_isa_name): 0 generic, 1 AVX2,
+  // 2 AVX-512, 3 AVX-512 + VNNI (int8 dot products), 4 AVX-512 + VNNI + BF16 (bf16 dot products).
   std::int32_t isa = 0;
 
   // --- backend-specific ---
-  // The backend's own variant number: the rank of a cuBLASLt heuristic result, and so on.
+  // The backend's own variant number: the rank of a cuBLASLt heuristic result; for the cpu
+  // backend the kernel algorithm (0 packed, 1 direct rows, 2 direct dot; cpu_kernels.h).
   std::int32_t algo = 0;
 
   auto operator<=>(const KernelConfig&) const = default;

@@ -23,10 +23,12 @@ struct CpuInfo {
   std::int64_t l1d_bytes = 32 << 10;  // per core
   std::int64_t l2_bytes = 1 << 20;    // per core
   std::int64_t l3_bytes = 8 << 20;    // per socket (shared)
-  // GEMMTUNE_CPU_ISA (generic|avx2|avx512) capped what the kernels may use; "" when unset.
+  // GEMMTUNE_CPU_ISA (generic|avx2|avx512|avx512_vnni) capped what the kernels may use; ""
+  // when unset.
   std::string isa_cap;
 
-  // The widest vector ISA the kernels may use: 0 generic, 1 AVX2 (+FMA), 2 AVX-512 (F+BW+VL).
+  // The best ISA level the kernels may use: 0 generic, 1 AVX2 (+FMA), 2 AVX-512 (F+BW+VL),
+  // 3 AVX-512 with VNNI (int8 dot products), 4 AVX-512 with VNNI and BF16 (bf16 dot products).
   int best_isa() const;
   // Architectural vector registers of that ISA: 16 for AVX2, 32 for AVX-512.
   int vector_registers(int isa) const;

@@ -158,6 +158,10 @@ class Session {
   Result<std::unique_ptr<GemmKernel>> kernel(const Problem& problem, std::string_view backend,
                                              const KernelConfig& config = {});
 
+  // The configs one backend offers for a problem in the session's search space (pruned and
+  // capped, as the autotuner gets them); empty when it cannot run the problem.
+  Result<std::vector<KernelConfig>> configs(const Problem& problem, std::string_view backend) const;
+
   // Times each kernel on the problem, interleaved in one run on the device's own random
   // operands (host memory and the wall clock on the CPU; device memory and CUDA events on a
   // GPU). One result per kernel, in order.

@@ -19,6 +19,9 @@ BackendList create_backends(const DeviceInfo& device) {
 #ifdef GEMMTUNE_HAVE_OPENBLAS
     backends.push_back(cpu::make_openblas_backend());
 #endif
+#ifdef GEMMTUNE_HAVE_LIBXSMM
+    backends.push_back(cpu::make_libxsmm_backend());
+#endif
     backends.push_back(cpu::make_reference_backend());
   }
 #ifdef GEMMTUNE_HAVE_CUDA
@@ -61,6 +64,11 @@ std::vector<BackendAvailability> compiled_backends(DeviceKind kind) {
     list.push_back({"openblas", true, "OpenBLAS cblas_sgemm"});
 #else
     list.push_back({"openblas", false, "not built (GEMMTUNE_WITH_OPENBLAS=OFF or OpenBLAS not found)"});
+#endif
+#ifdef GEMMTUNE_HAVE_LIBXSMM
+    list.push_back({"libxsmm", true, "libxsmm JIT small-matrix kernels (f32)"});
+#else
+    list.push_back({"libxsmm", false, "not built (GEMMTUNE_WITH_LIBXSMM=OFF or libxsmm not found)"});
 #endif
     list.push_back({"reference", true, "double-accumulating loop; the verifier"});
   } else {

@@ -23,7 +23,7 @@ constexpr std::array kFields{
     Field{"isa", &KernelConfig::isa},      Field{"algo", &KernelConfig::algo},
 };
 
-constexpr std::array<std::string_view, 3> kIsaNames{"generic", "avx2", "avx512"};
+constexpr std::array<std::string_view, 5> kIsaNames{"generic", "avx2", "avx512", "avx512_vnni", "avx512_bf16"};
 
 }  // namespace
 

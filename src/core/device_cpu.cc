@@ -1,6 +1,7 @@
 // Host CPU detection: features from cpuid (through GCC's builtins), model and core counts from
 // /proc/cpuinfo, cache sizes from /sys. GEMMTUNE_CPU_ISA caps the vector ISA so the AVX2 and
-// generic kernels can be exercised on an AVX-512 machine.
+// generic kernels (and AVX-512 without its bf16 and int8 dot products) can be exercised on an
+// AVX-512 machine.
 #include <cstdlib>
 #include <fstream>
 #include <set>
@@ -91,11 +92,14 @@ CpuInfo detect() {
 
   if (const char* cap = std::getenv("GEMMTUNE_CPU_ISA"); cap != nullptr && *cap != '\0') {
     cpu.isa_cap = cap;
-    if (cpu.isa_cap == "avx2" || cpu.isa_cap == "generic") {
+    const std::string& c = cpu.isa_cap;
+    if (c == "avx2" || c == "generic") {
       cpu.avx512f = cpu.avx512bw = cpu.avx512vl = false;
       cpu.avx512_bf16 = cpu.avx512_vnni = cpu.avx512_fp16 = false;
     }
-    if (cpu.isa_cap == "generic") cpu.avx2 = cpu.fma = false;
+    if (c == "avx512") cpu.avx512_bf16 = cpu.avx512_vnni = cpu.avx512_fp16 = false;
+    if (c == "avx512_vnni") cpu.avx512_bf16 = cpu.avx512_fp16 = false;
+    if (c == "generic") cpu.avx2 = cpu.fma = false;
   }
   return cpu;
 }
@@ -103,12 +107,15 @@ CpuInfo detect() {
 }  // namespace
 
 int CpuInfo::best_isa() const {
-  if (avx512f && avx512bw && avx512vl && fma) return 2;
+  if (avx512f && avx512bw && avx512vl && fma) {
+    if (avx512_vnni && avx512_bf16) return 4;
+    return avx512_vnni ? 3 : 2;
+  }
   if (avx2 && fma) return 1;
   return 0;
 }
 
-int CpuInfo::vector_registers(int isa) const { return isa == 2 ? 32 : 16; }
+int CpuInfo::vector_registers(int isa) const { return isa >= 2 ? 32 : 16; }
 
 std::vector<std::string> CpuInfo::feature_names() const {
   std::vector<std::string> names;

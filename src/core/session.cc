@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cstdlib>
 #include <map>
+#include <bit>
 #include <mutex>
 #include <optional>
 #include <shared_mutex>
@@ -30,11 +31,55 @@ struct DispatchKey {
   bool operator==(const DispatchKey&) const = default;
 };
 
+// Fields of a key that are single bytes, as one word.
+std::uint64_t kinds_word(DType a, DType b, DType c, Layout la, Layout lb, bool beta_zero, bool tf32) {
+  return std::uint64_t(a) | std::uint64_t(b) << 8 | std::uint64_t(c) << 16 | std::uint64_t(la) << 24 |
+         std::uint64_t(lb) << 32 | std::uint64_t(beta_zero) << 40 | std::uint64_t(tf32) << 41;
+}
+
+// Independent multiplies of every field, so the hash costs a few cycles of latency on the
+// dispatch path (ProblemKey::hash mixes serially, and std::hash<double> is a call).
 struct DispatchKeyHash {
   std::size_t operator()(const DispatchKey& key) const {
-    return key.problem.hash() ^ (std::hash<double>{}(key.alpha) * 31) ^ (std::hash<double>{}(key.beta) * 131);
+    const ProblemKey& p = key.problem;
+    const std::uint64_t kinds =
+        kinds_word(p.a_type, p.b_type, p.c_type, p.a_layout, p.b_layout, p.beta_zero, p.allow_tf32);
+    const std::uint64_t h =
+        (std::uint64_t(p.m) * 0x9e3779b97f4a7c15ull) ^ (std::uint64_t(p.n) * 0xc2b2ae3d27d4eb4full) ^
+        (std::uint64_t(p.k) * 0x165667b19e3779f9ull) ^
+        ((std::uint64_t(p.lda) ^ std::uint64_t(p.ldb) << 21 ^ std::uint64_t(p.ldc) << 42) * 0x27d4eb2f165667c5ull) ^
+        (kinds * 0x94d049bb133111ebull) ^ (std::bit_cast<std::uint64_t>(key.alpha) * 0xbf58476d1ce4e5b9ull) ^
+        (std::bit_cast<std::uint64_t>(key.beta) * 0x2545f4914f6cdd1dull);
+    return std::size_t(h ^ (h >> 29));
   }
 };
+
+// Whether a problem has a key, read straight from the problem (no key built) and without a
+// branch per field: the dispatch path asks this on every call, and all fields are equal on the
+// path that matters.
+bool has_key(const Problem& p, const DispatchKey& key) {
+  const ProblemKey& k = key.problem;
+  const std::uint64_t diff =
+      std::uint64_t(p.m() ^ k.m) | std::uint64_t(p.n() ^ k.n) | std::uint64_t(p.k() ^ k.k) |
+      std::uint64_t(p.lda() ^ k.lda) | std::uint64_t(p.ldb() ^ k.ldb) | std::uint64_t(p.ldc() ^ k.ldc) |
+      (kinds_word(p.a_type(), p.b_type(), p.c_type(), p.a_layout(), p.b_layout(), p.beta() == 0.0, p.allow_tf32()) ^
+       kinds_word(k.a_type, k.b_type, k.c_type, k.a_layout, k.b_layout, k.beta_zero, k.allow_tf32)) |
+      (std::bit_cast<std::uint64_t>(p.alpha()) ^ std::bit_cast<std::uint64_t>(key.alpha)) |
+      (std::bit_cast<std::uint64_t>(p.beta()) ^ std::bit_cast<std::uint64_t>(key.beta));
+  return diff == 0;
+}
+
+// The last problem each thread dispatched, per session: a program that calls the same problem
+// over and over (a layer in a loop) skips the hash and the table probe. The slot, not the
+// kernel, is kept, so a re-tuned problem is seen at once. `session` is a serial number that is
+// never reused, so an entry of a destroyed session can never match a new one.
+struct LastHit {
+  std::uint64_t session = 0;
+  DispatchKey key;
+  const std::atomic<Kernel*>* slot = nullptr;
+};
+thread_local LastHit last_hit;
+std::atomic<std::uint64_t> session_serial{0};
 
 struct Pick {
   const Backend* backend = nullptr;
@@ -97,6 +142,7 @@ std::string model_path_from_env() {
 
 struct Session::Impl {
   Session* self = nullptr;
+  const std::uint64_t serial = ++session_serial;
   SessionOptions options;
   DeviceInfo device;
   BackendList backends;
@@ -119,9 +165,21 @@ struct Session::Impl {
   std::mutex routing_mutex;
   std::map<std::string, std::unique_ptr<GemmOp>> families;
 
+  // The kernel of the problem this thread dispatched last, if it is this one.
+  Kernel* find_last(const Problem& problem) const {
+    const LastHit& hit = last_hit;
+    if (hit.session == serial && has_key(problem, hit.key)) return hit.slot->load(std::memory_order_acquire);
+    return nullptr;
+  }
+
   Kernel* find(const DispatchKey& key) const {
     const std::atomic<Kernel*>* slot = table.find(key);
-    return slot == nullptr ? nullptr : slot->load(std::memory_order_acquire);
+    if (slot == nullptr) return nullptr;
+    LastHit& hit = last_hit;
+    hit.session = serial;
+    hit.key = key;
+    hit.slot = slot;
+    return slot->load(std::memory_order_acquire);
   }
 
   Kernel* install(const DispatchKey& key, std::shared_ptr<Kernel> kernel, Pick pick) {
@@ -302,11 +360,17 @@ Result<std::unique_ptr<Session>> Session::create(SessionOptions options) {
 }
 
 Status Session::gemm(const Problem& problem, const void* a, const void* b, void* c, void* stream) {
+  // The hot path: the problem this thread ran last, with every operand given (a kernel is only
+  // ever installed for m, n > 0). No key is built and nothing is hashed.
+  Kernel* kernel = impl_->find_last(problem);
+  if (kernel != nullptr && a != nullptr && b != nullptr && c != nullptr) [[likely]] {
+    return kernel->run({a, b, c, stream});
+  }
   GEMMTUNE_RETURN_IF_ERROR(check_pointers(problem, a, b, c));
   // An empty C needs no kernel (k == 0 does: C = beta·C).
   if (problem.m() == 0 || problem.n() == 0) return Status::ok();
   const DispatchKey key{ProblemKey::of(problem), problem.alpha(), problem.beta()};
-  Kernel* kernel = impl_->find(key);
+  if (kernel == nullptr) kernel = impl_->find(key);
   if (kernel == nullptr) {
     GEMMTUNE_ASSIGN_OR_RETURN(kernel, impl_->resolve(problem, key));
   }
@@ -423,6 +487,13 @@ Result<ShapeMeasurement> Session::measure_configs(const Problem& problem, const 
     if (!known) return not_found("backend '" + name + "' is not available on " + impl_->device.name);
   }
   return measure_every_config(problem, impl_->device, impl_->backends, options);
+}
+
+Result<std::vector<KernelConfig>> Session::configs(const Problem& problem, std::string_view backend_name) const {
+  for (const auto& backend : impl_->backends) {
+    if (backend->name() == backend_name) return backend->configs(problem, impl_->options.tuning.search);
+  }
+  return not_found("backend '" + std::string(backend_name) + "' is not available on " + impl_->device.name);
 }
 
 Result<PickInfo> Session::pick(const Problem& problem) const {

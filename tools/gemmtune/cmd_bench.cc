@@ -12,12 +12,16 @@ namespace gemmtune::cli {
 int run_bench(int argc, char** argv) {
   std::vector<OptionSpec> specs = shape_options();
   specs.push_back({"json", false, "--json                 print the results as JSON"});
+  specs.push_back({"peers", true, "--peers A,B            the peers to time (default: every peer library built in; they are\n"
+                                  "                       timed whatever --backends leaves gemmtune to choose among, so\n"
+                                  "                       --backends cpu shows gemmtune's own kernels alone against them)"});
   for (OptionSpec& spec : session_options()) specs.push_back(spec);
   for (int i = 2; i < argc; ++i) {
     if (std::string(argv[i]) == "--help") {
       std::cout << usage("bench",
                          "Tunes each shape, then times gemmtune (dispatch included) against every peer backend,\n"
-                         "interleaved in the same run. Ratios are peer time / gemmtune time.",
+                         "interleaved in the same run, each peer at its fastest config. Ratios are peer time /\n"
+                         "gemmtune time; 'best peer' is the fastest peer of each shape.",
                          specs);
       return kExitOk;
     }
@@ -31,7 +35,8 @@ int run_bench(int argc, char** argv) {
   auto shapes = shapes_from(*args, (*session)->device().kind == DeviceKind::cuda);
   if (!shapes.is_ok()) return fail(shapes.status());
 
-  const std::vector<std::string> peers = peer_backends(**session);
+  const std::vector<std::string> peers = peer_backends(**session, split_list(args->get("peers", "")));
+  if (peers.empty()) return fail(invalid_argument("--peers: none of these peer libraries is built in"));
   std::vector<ShapeComparison> rows;
   for (std::size_t i = 0; i < shapes->problems.size(); ++i) {
     const Problem& problem = shapes->problems[i];
@@ -46,6 +51,8 @@ int run_bench(int argc, char** argv) {
     out["dtype"] = dtype_name(shapes->dtype);
     out["layout"] = shapes->layout;
     out["shapes_set"] = shapes->set;
+    out["backends"] = (*session)->backend_names();
+    out["peers"] = peers;
     std::cout << out.dump(2) << "\n";
   } else {
     std::cout << comparison_table(rows);

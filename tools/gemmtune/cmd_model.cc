@@ -37,17 +37,6 @@ std::vector<OptionSpec> model_specs() {
   };
 }
 
-std::vector<std::string> split_list(const std::string& text) {
-  std::vector<std::string> items;
-  for (std::size_t pos = 0; pos < text.size();) {
-    std::size_t comma = text.find(',', pos);
-    if (comma == std::string::npos) comma = text.size();
-    if (comma > pos) items.push_back(text.substr(pos, comma - pos));
-    pos = comma + 1;
-  }
-  return items;
-}
-
 int train(const Args& args) {
   if (!CostModel::built_in()) return fail(unsupported("model train: " + CostModel::not_built_in_reason()));
   const std::vector<std::string> files = split_list(args.get("data", ""));

@@ -1,5 +1,6 @@
 #include "common.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -71,13 +72,7 @@ Result<SessionOptions> session_options_from(const Args& args) {
   }
   options.lut_path = args.get("lut", options.lut_path);
   options.model_path = args.get("model", options.model_path);
-  std::string list = args.get("backends", "");
-  for (std::size_t pos = 0; pos < list.size();) {
-    std::size_t comma = list.find(',', pos);
-    if (comma == std::string::npos) comma = list.size();
-    if (comma > pos) options.tuning.backends.push_back(list.substr(pos, comma - pos));
-    pos = comma + 1;
-  }
+  options.tuning.backends = split_list(args.get("backends", ""));
   GEMMTUNE_ASSIGN_OR_RETURN(auto samples, args.get_int("samples", options.tuning.timing.samples, 1, 1000));
   options.tuning.timing.samples = int(samples);
   GEMMTUNE_ASSIGN_OR_RETURN(options.tuning.timing.min_sample_ms,
@@ -159,20 +154,26 @@ Result<ShapeComparison> compare_with_peers(Session& session, const Problem& prob
   out.pick_backend = pick.backend;
   out.pick_config = pick.config.to_string();
 
+  // Every config of every peer, timed in one interleaved run; each peer keeps its fastest.
   std::vector<std::unique_ptr<GemmKernel>> kernels;
   std::vector<GemmKernel*> timed;
-  std::vector<std::size_t> slot;
+  std::vector<std::size_t> slot;  // the peer each timed kernel belongs to
   for (const std::string& name : peers) {
     PeerTime peer;
     peer.backend = name;
-    auto kernel = session.kernel(problem, name);
-    if (kernel.is_ok()) {
-      kernels.push_back(std::move(kernel).value());
-      timed.push_back(kernels.back().get());
-      slot.push_back(out.peers.size());
-    } else {
-      peer.note = kernel.status().message();
+    auto configs = session.configs(problem, name);
+    if (configs.is_ok() && configs->empty()) configs = std::vector<KernelConfig>{KernelConfig{}};
+    for (const KernelConfig& config : configs.is_ok() ? *configs : std::vector<KernelConfig>{}) {
+      auto kernel = session.kernel(problem, name, config);
+      if (kernel.is_ok()) {
+        kernels.push_back(std::move(kernel).value());
+        timed.push_back(kernels.back().get());
+        slot.push_back(out.peers.size());
+      } else if (peer.note.empty()) {
+        peer.note = kernel.status().message();
+      }
     }
+    if (!configs.is_ok()) peer.note = configs.status().message();
     out.peers.push_back(peer);
   }
   std::vector<Result<TimingStats>> stats = session.time_with_peers(problem, timed, timing);
@@ -181,18 +182,36 @@ Result<ShapeComparison> compare_with_peers(Session& session, const Problem& prob
   for (std::size_t i = 1; i < stats.size(); ++i) {
     PeerTime& peer = out.peers[slot[i - 1]];
     if (stats[i].is_ok()) {
-      peer.time_us = stats[i]->median_us;
-    } else {
+      if (peer.time_us < 0 || stats[i]->median_us < peer.time_us) {
+        peer.time_us = stats[i]->median_us;
+        peer.config = timed[i - 1]->config().to_string();
+        peer.note.clear();
+      }
+    } else if (peer.time_us < 0) {
       peer.note = stats[i].status().message();
     }
   }
   return out;
 }
 
-std::vector<std::string> peer_backends(const Session& session) {
+std::vector<std::string> split_list(const std::string& list) {
+  std::vector<std::string> items;
+  for (std::size_t pos = 0; pos < list.size();) {
+    std::size_t comma = list.find(',', pos);
+    if (comma == std::string::npos) comma = list.size();
+    if (comma > pos) items.push_back(list.substr(pos, comma - pos));
+    pos = comma + 1;
+  }
+  return items;
+}
+
+std::vector<std::string> peer_backends(const Session& session, const std::vector<std::string>& only) {
   std::vector<std::string> peers;
-  for (const std::string& name : session.backend_names()) {
-    if (name == "onednn" || name == "openblas" || name == "cublaslt") peers.push_back(name);
+  for (const BackendAvailability& b : compiled_backends(session.device().kind)) {
+    const bool peer = b.name == "onednn" || b.name == "openblas" || b.name == "libxsmm" || b.name == "cublaslt";
+    bool wanted = only.empty();
+    for (const std::string& name : only) wanted = wanted || name == b.name;
+    if (peer && b.available && wanted) peers.push_back(b.name);
   }
   return peers;
 }
@@ -222,17 +241,24 @@ double geometric_mean(const std::vector<double>& values) {
 namespace gemmtune::cli {
 namespace {
 
+// The fastest peer of a shape; null when none could run it.
+const PeerTime* best_peer(const ShapeComparison& row) {
+  const PeerTime* best = nullptr;
+  for (const PeerTime& peer : row.peers) {
+    if (peer.time_us > 0 && (best == nullptr || peer.time_us < best->time_us)) best = &peer;
+  }
+  return best;
+}
+
 // Per peer, and against the best peer of each shape, the ratios peer time / gemmtune time.
 std::map<std::string, std::vector<double>> ratios_by_peer(const std::vector<ShapeComparison>& rows) {
   std::map<std::string, std::vector<double>> ratios;
   for (const ShapeComparison& row : rows) {
-    double best_peer = -1;
+    if (row.gemmtune_us <= 0) continue;
     for (const PeerTime& peer : row.peers) {
-      if (peer.time_us <= 0 || row.gemmtune_us <= 0) continue;
-      ratios[peer.backend].push_back(peer.time_us / row.gemmtune_us);
-      best_peer = best_peer < 0 ? peer.time_us : std::min(best_peer, peer.time_us);
+      if (peer.time_us > 0) ratios[peer.backend].push_back(peer.time_us / row.gemmtune_us);
     }
-    if (best_peer > 0) ratios["best_peer"].push_back(best_peer / row.gemmtune_us);
+    if (const PeerTime* best = best_peer(row)) ratios["best_peer"].push_back(best->time_us / row.gemmtune_us);
   }
   return ratios;
 }
@@ -249,7 +275,7 @@ std::string comparison_table(const std::vector<ShapeComparison>& rows) {
     std::snprintf(line, sizeof line, " %12s %8s", (peer.backend + " us").c_str(), "ratio");
     out += line;
   }
-  out += "\n";
+  out += "  best peer\n";
   for (const ShapeComparison& row : rows) {
     const std::string shape = std::to_string(row.m) + " " + std::to_string(row.n) + " " + std::to_string(row.k);
     std::snprintf(line, sizeof line, "%-22s %12.2f  %-9s", shape.c_str(), row.gemmtune_us, row.pick_backend.c_str());
@@ -262,11 +288,21 @@ std::string comparison_table(const std::vector<ShapeComparison>& rows) {
       }
       out += line;
     }
+    if (const PeerTime* best = best_peer(row)) {
+      std::snprintf(line, sizeof line, "  %.2fx %s", best->time_us / row.gemmtune_us, best->backend.c_str());
+      out += line;
+    }
     out += "\n";
   }
   out += "geometric mean of peer time / gemmtune time:";
-  for (const auto& [peer, ratios] : ratios_by_peer(rows)) {
-    std::snprintf(line, sizeof line, "  %s %.3fx (%zu shapes)", peer.c_str(), geometric_mean(ratios), ratios.size());
+  const auto ratios = ratios_by_peer(rows);
+  for (const auto& [peer, values] : ratios) {
+    std::snprintf(line, sizeof line, "  %s %.3fx (%zu shapes)", peer.c_str(), geometric_mean(values), values.size());
+    out += line;
+  }
+  if (auto best = ratios.find("best_peer"); best != ratios.end() && !best->second.empty()) {
+    std::snprintf(line, sizeof line, "\nlowest ratio to the best peer: %.3fx",
+                  *std::min_element(best->second.begin(), best->second.end()));
     out += line;
   }
   out += "\n";
@@ -280,11 +316,15 @@ nlohmann::json comparison_json(const std::vector<ShapeComparison>& rows) {
     for (const PeerTime& peer : row.peers) {
       nlohmann::json p;
       if (peer.time_us > 0) {
-        p = {{"time_us", peer.time_us}, {"ratio", peer.time_us / row.gemmtune_us}};
+        p = {{"time_us", peer.time_us}, {"ratio", peer.time_us / row.gemmtune_us}, {"config", peer.config}};
       } else {
         p = {{"time_us", nullptr}, {"note", peer.note}};
       }
       peers[peer.backend] = p;
+    }
+    nlohmann::json best = nullptr;
+    if (const PeerTime* b = best_peer(row)) {
+      best = {{"backend", b->backend}, {"time_us", b->time_us}, {"ratio", b->time_us / row.gemmtune_us}};
     }
     shapes.push_back({{"m", row.m},
                       {"n", row.n},
@@ -293,11 +333,18 @@ nlohmann::json comparison_json(const std::vector<ShapeComparison>& rows) {
                       {"gemmtune_us", row.gemmtune_us},
                       {"pick", {{"backend", row.pick_backend}, {"config", row.pick_config}}},
                       {"tuning_s", row.tuning_s},
-                      {"peers", peers}});
+                      {"peers", peers},
+                      {"best_peer", best}});
   }
-  nlohmann::json means = nlohmann::json::object();
-  for (const auto& [peer, ratios] : ratios_by_peer(rows)) means[peer] = geometric_mean(ratios);
-  return {{"shapes", shapes}, {"geomean_ratio", means}, {"ratio", "peer time / gemmtune time; above 1 gemmtune is faster"}};
+  nlohmann::json means = nlohmann::json::object(), lowest = nlohmann::json::object();
+  for (const auto& [peer, ratios] : ratios_by_peer(rows)) {
+    means[peer] = geometric_mean(ratios);
+    lowest[peer] = *std::min_element(ratios.begin(), ratios.end());
+  }
+  return {{"shapes", shapes},
+          {"geomean_ratio", means},
+          {"min_ratio", lowest},
+          {"ratio", "peer time / gemmtune time; above 1 gemmtune is faster"}};
 }
 
 }  // namespace gemmtune::cli

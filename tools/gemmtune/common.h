@@ -31,10 +31,12 @@ nlohmann::json report_json(const TuneReport& report);
 nlohmann::json device_json(const DeviceInfo& device);
 
 // gemmtune (through Session::gemm, dispatch included) against each peer backend on one shape,
-// timed interleaved in the same run.
+// timed interleaved in the same run. A peer with several configs (oneDNN on all cores and on
+// one) is timed at each and counts at its fastest, as a user who tried both would run it.
 struct PeerTime {
   std::string backend;
   double time_us = -1;  // -1: the peer cannot run this problem
+  std::string config;   // the peer's fastest config
   std::string note;     // why not
 };
 struct ShapeComparison {
@@ -49,9 +51,13 @@ struct ShapeComparison {
 Result<ShapeComparison> compare_with_peers(Session& session, const Problem& problem,
                                            const std::vector<std::string>& peers, const TimingOptions& timing);
 
-// The libraries gemmtune is measured against on the session's device: oneDNN and OpenBLAS on
-// the CPU, cuBLASLt's first heuristic pick (what torch.mm gets) on a GPU.
-std::vector<std::string> peer_backends(const Session& session);
+// The libraries gemmtune is measured against on the session's device, whatever the session
+// chooses among (--backends): oneDNN, OpenBLAS and libxsmm on the CPU, cuBLASLt's first
+// heuristic pick (what torch.mm gets) on a GPU. `only`, when not empty, narrows them (--peers).
+std::vector<std::string> peer_backends(const Session& session, const std::vector<std::string>& only = {});
+
+// "a,b,c" → {"a", "b", "c"}, empty items dropped.
+std::vector<std::string> split_list(const std::string& list);
 
 // Runs gnuplot on a script; unavailable when it fails (or is not installed).
 Status run_gnuplot(const std::string& script_path);

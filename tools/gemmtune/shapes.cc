@@ -64,6 +64,10 @@ Result<std::vector<Shape>> shape_set(const std::string& name, std::int64_t max_l
     // All dims ≤ 64, odd ones included: where call overhead, not arithmetic, decides.
     shapes = {{8, 8, 8},    {16, 16, 16}, {17, 33, 65}, {3, 50, 7},   {32, 32, 32},
               {1, 64, 64},  {64, 1, 64},  {13, 7, 29},  {48, 48, 48}, {64, 64, 64}};
+  } else if (name == "skinny") {
+    // A few rows against a 4096 × 4096 weight: where streaming the weight at memory speed is
+    // the whole game.
+    for (std::int64_t m : {1, 4, 16}) shapes.push_back({m, 4096, 4096});
   } else if (name == "llm") {
     const std::int64_t ms[] = {1, 8, 16, 32, 64, 100, 128, 256, 300, 512, 1000, 1024, 2048, 3000, 4096, 8192};
     const std::pair<std::int64_t, std::int64_t> nks[] = {{4096, 4096}, {14336, 4096}, {4096, 14336}, {6144, 4096}};
@@ -80,7 +84,7 @@ Result<std::vector<Shape>> shape_set(const std::string& name, std::int64_t max_l
     return random_set(name, max_flops);
   } else {
     std::ifstream in(name);
-    if (!in) return invalid_argument("--shapes: '" + name + "' is not small, llm, square, random:COUNT:SEED or a readable file");
+    if (!in) return invalid_argument("--shapes: '" + name + "' is not small, skinny, llm, square, random:COUNT:SEED or a readable file");
     std::string line;
     int number = 0;
     while (std::getline(in, line)) {
@@ -103,9 +107,9 @@ Result<std::vector<Shape>> shape_set(const std::string& name, std::int64_t max_l
 std::vector<OptionSpec> shape_options() {
   return {
       {"dtype", true, "--dtype T              f32 | f16 | bf16 | s8; default f32"},
-      {"shapes", true, "--shapes S             small | llm | square | random:COUNT:SEED | FILE of 'M N K' lines\n"
-                       "                       (required)"},
-      {"layout", true, "--layout L             nn | nt | tn | tt; default nt for llm (C = A·Wᵀ), else nn"},
+      {"shapes", true, "--shapes S             small | skinny | llm | square | random:COUNT:SEED | FILE of 'M N K'\n"
+                       "                       lines (required)"},
+      {"layout", true, "--layout L             nn | nt | tn | tt; default nt for llm and skinny (C = A·Wᵀ), else nn"},
       {"max-m", true, "--max-m M              llm set: largest M (default 256 on the CPU, 8192 on a GPU)"},
       {"max-square", true, "--max-square S         square set: largest size (default 2048 on the CPU, 4096 on a GPU)"},
       {"max-flops", true, "--max-flops F          random sets: only shapes of at most F flops (2·m·n·k)"},
@@ -114,12 +118,12 @@ std::vector<OptionSpec> shape_options() {
 
 Result<ShapeSelection> shapes_from(const Args& args, bool gpu) {
   ShapeSelection out;
-  if (!args.has("shapes")) return invalid_argument("--shapes is required (small, llm, square, random:COUNT:SEED or a file)");
+  if (!args.has("shapes")) return invalid_argument("--shapes is required (small, skinny, llm, square, random:COUNT:SEED or a file)");
   auto dtype = parse_dtype(args.get("dtype", "f32"));
   if (!dtype.is_ok()) return invalid_argument("--dtype: " + dtype.status().message());
   out.dtype = *dtype;
   out.set = args.get("shapes", "");
-  out.layout = args.get("layout", out.set == "llm" ? "nt" : "nn");
+  out.layout = args.get("layout", out.set == "llm" || out.set == "skinny" ? "nt" : "nn");
   // A 2-core CPU spends minutes on what a GPU does in milliseconds: smaller default sets.
   GEMMTUNE_ASSIGN_OR_RETURN(std::int64_t max_m, args.get_int("max-m", gpu ? 8192 : 256, 1));
   GEMMTUNE_ASSIGN_OR_RETURN(std::int64_t max_square, args.get_int("max-square", gpu ? 4096 : 2048, 1));

@@ -15,7 +15,7 @@ struct Shape {
   std::int64_t m, n, k;
 };
 
-// "small", "llm" (M up to max_llm_m), "square" (up to max_square), "random:COUNT:SEED" (see
+// "small", "skinny" (M 1, 4, 16 against N = K = 4096), "llm" (M up to max_llm_m), "square" (up to max_square), "random:COUNT:SEED" (see
 // random_shapes), or a file of "M N K" lines ('#' starts a comment).
 Result<std::vector<Shape>> shape_set(const std::string& name, std::int64_t max_llm_m, std::int64_t max_square,
                                      double max_flops = 0);

@@ -15,5 +15,8 @@ std::unique_ptr<Backend> make_onednn_backend(const CpuInfo& cpu);        // "one
 #ifdef GEMMTUNE_HAVE_OPENBLAS
 std::unique_ptr<Backend> make_openblas_backend();                        // "openblas"
 #endif
+#ifdef GEMMTUNE_HAVE_LIBXSMM
+std::unique_ptr<Backend> make_libxsmm_backend();                         // "libxsmm"
+#endif
 
 }  // namespace gemmtune::cpu

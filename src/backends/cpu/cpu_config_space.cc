@@ -1,7 +1,8 @@
 #include "cpu_config_space.h"
 
+#include <algorithm>
+
 #include "../../core/config_space.h"
-#include "cpu_kernels.h"
 
 namespace gemmtune::cpu {
 namespace {
@@ -9,12 +10,25 @@ namespace {
 // k blocks below this are mostly loop overhead around the micro-kernel.
 constexpr int kMinBlockK = 16;
 
-int lanes(int isa, const Problem&) { return vector_bytes(isa) / 4; }  // f32 and s32 lanes alike
+// Direct kernels pay where packing would cost as much as the product: up to this many
+// multiply-adds, or on skinny shapes (either of m and n at most kSkinny).
+constexpr double kDirectMacs = double(1 << 18);
+constexpr std::int64_t kSkinny = 16;
+// The columns kernel holds up to 4 vectors of rows of A (64 with AVX-512): it streams W
+// unpacked, which beats packing W until the batch fills the packed kernel's tiles.
+constexpr std::int64_t kColumnsVectors = 4;
+// Below this many multiply-adds a product runs on one thread: halving it saves less than the
+// pool's fork/join costs (~0.4 µs, some 40k multiply-adds of one AVX-512 core).
+constexpr double kThreadedMacs = double(1 << 16);
+// Above this, one thread is never the fastest choice and is not offered.
+constexpr double kAlwaysThreadedMacs = double(1 << 22);
+
+double macs(const Problem& p) { return double(p.m()) * double(p.n()) * double(p.k()); }
 
 KernelConfig scaled(const CpuListEntry& e, int isa, int threads, const Problem& p) {
   KernelConfig c;
   c.micro_m = e.micro_m;
-  c.micro_n = e.micro_nv * lanes(isa, p);
+  c.micro_n = e.micro_nv * vector_lanes(isa);
   // Blocks shrink to the problem (Inductor's rule), then round up to whole register tiles.
   c.block_m = round_up_to_multiple(scale_block_to_dim(e.block_m, p.m(), e.micro_m), e.micro_m);
   c.block_n = round_up_to_multiple(scale_block_to_dim(e.block_n, p.n(), c.micro_n), c.micro_n);
@@ -38,104 +52,183 @@ std::vector<CpuListEntry> exhaustive_entries() {
   return entries;
 }
 
-}  // namespace
-
-const std::vector<CpuListEntry>& cpu_default_list() {
-  // Tall tiles for large m (more reuse of each B vector), wide-and-short tiles for skinny m.
-  static const std::vector<CpuListEntry> list = {
-      {14, 2, 112, 2048, 256}, {12, 2, 96, 2048, 256}, {6, 2, 96, 1024, 256}, {8, 1, 128, 512, 256},
-      {4, 4, 64, 1024, 256},   {4, 2, 64, 512, 128},   {2, 2, 32, 512, 256},  {1, 4, 16, 2048, 512},
-  };
-  return list;
+// Bytes one (k, column) element takes in a packed panel: 4 for f32 words, 2 for bf16 and s16
+// pairs, 1 for VNNI quads.
+int packed_bytes(DType in, int isa) {
+  if (in == DType::s8) return isa >= kIsaAvx512Vnni ? 1 : 2;
+  if (in == DType::bf16 && isa >= kIsaAvx512Bf16) return 2;
+  return 4;
 }
 
-const std::vector<CpuListEntry>& cpu_int8_list() {
-  // s8 panels are widened to s32 when packed, so blocking matches f32; deeper k blocks amortise
-  // the widening.
-  static const std::vector<CpuListEntry> list = {
-      {14, 2, 112, 2048, 256}, {6, 2, 96, 1024, 512}, {8, 1, 128, 512, 256},
-      {4, 2, 64, 512, 256},    {1, 4, 16, 2048, 512},
+std::vector<int> thread_counts(const Problem& p, const CpuInfo& cpu) {
+  if (cpu.logical_cores <= 1 || macs(p) < kThreadedMacs) return {1};
+  if (macs(p) >= kAlwaysThreadedMacs) return {cpu.logical_cores};
+  return {cpu.logical_cores, 1};
+}
+
+}  // namespace
+
+const std::vector<CpuListEntry>& cpu_default_list(int isa) {
+  // AVX-512: 6×4, 8×3 and 14×2 vectors hold 24 to 28 accumulators, enough independent FMAs
+  // to cover their latency on two pipes with few loads per FMA; narrower tiles for small m.
+  // Deep k blocks (512, 1024): every k block costs a pass over C, and on cores with a large,
+  // fast L2 (Zen 4/5: 1 MiB) the micro-panels stream from there at full speed.
+  static const std::vector<CpuListEntry> wide = {
+      {6, 4, 96, 512, 1024},  {6, 4, 96, 1024, 512}, {14, 2, 112, 512, 512}, {8, 3, 96, 768, 512},
+      {6, 4, 192, 1024, 256}, {4, 4, 64, 1024, 1024}, {2, 4, 32, 1024, 1024}, {1, 4, 16, 2048, 1024},
   };
-  return list;
+  // AVX2 and generic have 16 registers: 6×2 and 4×3 vectors (12 accumulators) are the largest.
+  static const std::vector<CpuListEntry> narrow = {
+      {6, 2, 96, 512, 512}, {4, 3, 64, 768, 512}, {4, 2, 64, 512, 512},
+      {8, 1, 64, 512, 512}, {2, 4, 32, 1024, 512}, {1, 4, 16, 1024, 1024},
+  };
+  return isa >= kIsaAvx512 ? wide : narrow;
+}
+
+const std::vector<CpuListEntry>& cpu_int8_list(int isa) {
+  // s8 panels hold two (s16 pairs) or four (VNNI) k values per word: deeper k blocks for the
+  // same bytes.
+  static const std::vector<CpuListEntry> wide = {
+      {6, 4, 96, 1024, 2048}, {6, 4, 96, 1024, 1024}, {8, 3, 96, 768, 2048},
+      {14, 2, 112, 1024, 1024}, {4, 4, 64, 1024, 2048}, {1, 4, 16, 2048, 2048},
+  };
+  static const std::vector<CpuListEntry> narrow = {
+      {6, 2, 96, 512, 1024}, {4, 3, 64, 768, 1024}, {4, 2, 64, 512, 1024}, {1, 4, 16, 1024, 2048},
+  };
+  return isa >= kIsaAvx512 ? wide : narrow;
+}
+
+int isa_for_dtype(DType in, const CpuInfo& cpu) {
+  const int best = cpu.best_isa();
+  if (in == DType::s8) return best < kIsaAvx512Vnni ? best : kIsaAvx512Vnni;
+  if (in == DType::bf16 && best == kIsaAvx512Bf16) return best;
+  return best < kIsaAvx512 ? best : kIsaAvx512;
 }
 
 Status check_cpu_limits(const KernelConfig& c, const Problem& p, const CpuInfo& cpu) {
-  const std::int64_t acc_bytes = 4;  // f32 and s32 accumulators alike
   if (c.isa > cpu.best_isa()) {
     return unsupported(std::string("this CPU lacks ") + std::string(cpu_isa_name(c.isa)));
   }
-  // Accumulators that do not fit the register file spill to the stack on every k step. The dot
-  // kernel holds MR × NC accumulators plus one vector of each A row and W row.
-  const int registers = c.algo == kAlgoDirectDot
-                            ? c.micro_m * c.micro_n + c.micro_m + c.micro_n
-                            : registers_for_tile(c.micro_m, c.micro_n / (vector_bytes(c.isa) / 4));
+  // Accumulators that do not fit the register file spill to the stack on every k step.
+  const TileKey key = tile_key(c.algo, c.micro_m, c.micro_n, vector_lanes(c.isa));
+  const int registers =
+      c.algo == kAlgoDirectDot ? registers_for_dot_tile(key.first, key.second) : registers_for_tile(key.first, key.second);
   if (registers > cpu.vector_registers(c.isa)) {
     return unsupported("register tile " + std::to_string(c.micro_m) + "x" + std::to_string(c.micro_n) + " needs " +
                        std::to_string(registers) + " vector registers, " + std::string(cpu_isa_name(c.isa)) + " has " +
                        std::to_string(cpu.vector_registers(c.isa)));
   }
-  // The micro-kernel streams a bk × NR panel of B for each MR rows: it must stay in L1.
-  if (std::int64_t(c.block_k) * c.micro_n * acc_bytes > cpu.l1d_bytes) {
-    return unsupported("B micro-panel of bk x mn does not fit L1 (" + std::to_string(cpu.l1d_bytes >> 10) + " KiB)");
-  }
-  // The bm × bk block of A is reused across every B panel: it must stay in this core's L2.
-  if (std::int64_t(c.block_m) * c.block_k * acc_bytes > cpu.l2_bytes) {
-    return unsupported("A block of bm x bk does not fit L2 (" + std::to_string(cpu.l2_bytes >> 10) + " KiB)");
-  }
-  // The bk × bn block of B is shared by all threads: it must stay in L3.
-  if (std::int64_t(c.block_k) * c.block_n * acc_bytes > cpu.l3_bytes) {
-    return unsupported("B block of bk x bn does not fit L3 (" + std::to_string(cpu.l3_bytes >> 20) + " MiB)");
-  }
   if (c.threads > cpu.logical_cores) {
     return unsupported("more threads than the " + std::to_string(cpu.logical_cores) + " cores");
   }
-  (void)p;
+  if (c.algo != kAlgoPacked) return Status::ok();
+  const std::int64_t bytes = packed_bytes(p.a_type(), c.isa);
+  // The bm × bk block of A is reused across every B micro-panel, and each bk × mn B
+  // micro-panel across the block's A micro-panels: the micro-kernel streams both from this
+  // core's L2, so they must fit it together.
+  if ((std::int64_t(c.block_m) + c.micro_n) * c.block_k * bytes > cpu.l2_bytes) {
+    return unsupported("A block of bm x bk and a B micro-panel of bk x mn do not fit L2 (" +
+                       std::to_string(cpu.l2_bytes >> 10) + " KiB)");
+  }
+  // Each thread packs its own bk × bn block of B, reused by every A block: they share L3.
+  if (std::int64_t(c.block_k) * c.block_n * bytes * c.threads > cpu.l3_bytes) {
+    return unsupported("B blocks of bk x bn per thread do not fit L3 (" + std::to_string(cpu.l3_bytes >> 20) + " MiB)");
+  }
   return Status::ok();
-}
-
-const std::vector<CpuDirectEntry>& cpu_direct_list() {
-  // Rows: wide tiles for a few rows; dot: several W rows per A row so each A vector is reused.
-  static const std::vector<CpuDirectEntry> list = {
-      {kAlgoDirectRows, 4, 2}, {kAlgoDirectRows, 8, 1}, {kAlgoDirectRows, 1, 4}, {kAlgoDirectRows, 2, 2},
-      {kAlgoDirectDot, 1, 8},  {kAlgoDirectDot, 2, 4},  {kAlgoDirectDot, 4, 4},  {kAlgoDirectDot, 8, 2},
-  };
-  return list;
 }
 
 namespace {
 
-// Direct kernels pay off where packing would cost as much as the product: small problems and
-// skinny ones (few rows of A).
-bool direct_kernels_fit(const Problem& p) {
-  return double(p.m()) * double(p.n()) * double(p.k()) <= double(1 << 18) || p.m() <= 16;
-}
-
+// Direct kernels for a small or skinny problem: the tiles no taller than the problem and no
+// wider than it needs, in the layouts each kernel reads.
 std::vector<KernelConfig> direct_configs(const Problem& p, SearchSpace space, const CpuInfo& cpu) {
-  std::vector<CpuDirectEntry> entries = cpu_direct_list();
-  if (space == SearchSpace::exhaustive) {
-#define GEMMTUNE_CPU_ROWS_ENTRY(mr, nv) entries.push_back({kAlgoDirectRows, mr, nv});
-#define GEMMTUNE_CPU_DOT_ENTRY(mr, nc) entries.push_back({kAlgoDirectDot, mr, nc});
-    GEMMTUNE_CPU_DIRECT_TILES(GEMMTUNE_CPU_ROWS_ENTRY)
-    GEMMTUNE_CPU_DOT_TILES(GEMMTUNE_CPU_DOT_ENTRY)
-#undef GEMMTUNE_CPU_ROWS_ENTRY
-#undef GEMMTUNE_CPU_DOT_ENTRY
-  }
-  // Small products cannot pay a fork/join; skinny ones can use every core on B.
-  std::vector<int> thread_counts = {1};
-  if (cpu.logical_cores > 1 && double(p.m()) * double(p.n()) * double(p.k()) > double(1 << 18)) {
-    thread_counts.insert(thread_counts.begin(), cpu.logical_cores);
-  }
-  const int isa = cpu.best_isa();
+  const CpuGemmParams strides = cpu_strides(p);
+  const int isa = isa_for_dtype(p.a_type(), cpu);
+  const int lanes = vector_lanes(isa);
+  const bool exhaustive = space == SearchSpace::exhaustive;
+  // Vectors of columns a row of the tile needs (a wider tile only multiplies zeros).
+  const std::int64_t vectors = std::min<std::int64_t>(4, (p.n() + lanes - 1) / lanes);
   std::vector<KernelConfig> configs;
-  for (int threads : thread_counts) {
-    for (const CpuDirectEntry& e : entries) {
+  for (int threads : thread_counts(p, cpu)) {
+    auto add = [&](int algo, int micro_m, int micro_n) {
       KernelConfig c;
-      c.algo = e.algo;
-      c.micro_m = e.micro_m;
-      c.micro_n = e.algo == kAlgoDirectDot ? e.columns : e.columns * (vector_bytes(isa) / 4);
+      c.algo = algo;
+      c.micro_m = micro_m;
+      c.micro_n = micro_n;
       c.threads = threads;
       c.isa = isa;
       if (check_cpu_limits(c, p, cpu).is_ok()) configs.push_back(c);
+    };
+    // All of C as one tile, when it fits the register file and one thread.
+    const bool f32 = p.a_type() == DType::f32 && p.c_type() == DType::f32;
+    if (f32 && strides.b_cs == 1 && threads == 1 && p.n() <= vectors * lanes && p.m() <= kMaxTileRows[vectors]) {
+      add(kAlgoDirectTile, int(p.m()), int(vectors) * lanes);
+    }
+    if (strides.b_cs == 1) {
+      auto add_rows = [&](const MicroTile& t) {
+        if (exhaustive || (t.micro_nv == vectors && t.micro_m <= std::max<std::int64_t>(p.m(), 1))) {
+          add(kAlgoDirectRows, t.micro_m, t.micro_nv * lanes);
+        }
+      };
+      for (const MicroTile& t : kDirectTiles) add_rows(t);
+      if (f32) {
+        for (const MicroTile& t : kDirectF32Tiles) add_rows(t);
+      }
+    }
+    // Dots need (rows + columns) loads per tile step: past a few rows, columns does better.
+    const bool dots = exhaustive || p.m() <= kSkinny || p.n() <= kSkinny || macs(p) <= kDirectMacs;
+    if (dots && strides.a_ks == 1 && strides.b_ks == 1) {
+      for (const MicroTile& t : kDotTiles) {
+        if (exhaustive || (t.micro_m <= p.m() && t.micro_nv <= p.n())) add(kAlgoDirectDot, t.micro_m, t.micro_nv);
+      }
+    }
+    if (strides.b_ks == 1 && p.a_type() != DType::s8) {
+      // Columns tiles whose vectors of rows hold the batch with the least padding (batches
+      // of more rows run in panels of the widest tile).
+      const std::int64_t row_vectors = std::min<std::int64_t>(kColumnsVectors, (p.m() + lanes - 1) / lanes);
+      for (const MicroTile& t : kColumnsTiles) {
+        if (exhaustive || (t.micro_nv == row_vectors && t.micro_m <= p.n())) {
+          add(kAlgoDirectColumns, t.micro_nv * lanes, t.micro_m);
+        }
+      }
+    }
+  }
+  return configs;
+}
+
+// A list entry's blocks halved until they fit this CPU's caches (a list is written for one
+// cache size; the same tile with a shallower k block beats no config at all elsewhere).
+KernelConfig fit_to_caches(KernelConfig c, const Problem& p, const CpuInfo& cpu) {
+  const std::int64_t bytes = packed_bytes(p.a_type(), c.isa);
+  auto l2_bytes = [&] { return (std::int64_t(c.block_m) + c.micro_n) * c.block_k * bytes; };
+  // Shallower k blocks first: a k block larger than L2 allows is the list's guess for another
+  // cache, while the row block is what the register tile is reused over.
+  while (c.block_k > kMinBlockK && l2_bytes() > cpu.l2_bytes) c.block_k /= 2;
+  while (c.block_m > c.micro_m && l2_bytes() > cpu.l2_bytes) {
+    c.block_m = std::max(c.micro_m, (c.block_m / 2) / c.micro_m * c.micro_m);
+  }
+  while (c.block_n > c.micro_n && std::int64_t(c.block_k) * c.block_n * bytes * c.threads > cpu.l3_bytes) {
+    c.block_n = std::max(c.micro_n, (c.block_n / 2) / c.micro_n * c.micro_n);
+  }
+  return c;
+}
+
+std::vector<KernelConfig> packed_configs(const Problem& p, SearchSpace space, const CpuInfo& cpu) {
+  const int best = isa_for_dtype(p.a_type(), cpu);
+  std::vector<int> isas = {best};
+  if (space == SearchSpace::exhaustive) {
+    for (int isa = best - 1; isa >= 0; --isa) isas.push_back(isa);
+  }
+  std::vector<KernelConfig> configs;
+  for (int isa : isas) {
+    const std::vector<CpuListEntry> entries = space == SearchSpace::exhaustive ? exhaustive_entries()
+                                              : p.a_type() == DType::s8       ? cpu_int8_list(isa)
+                                                                              : cpu_default_list(isa);
+    for (int threads : thread_counts(p, cpu)) {
+      for (const CpuListEntry& entry : entries) {
+        KernelConfig c = fit_to_caches(scaled(entry, isa, threads, p), p, cpu);
+        if (check_cpu_limits(c, p, cpu).is_ok()) configs.push_back(c);
+      }
     }
   }
   return configs;
@@ -144,27 +237,12 @@ std::vector<KernelConfig> direct_configs(const Problem& p, SearchSpace space, co
 }  // namespace
 
 std::vector<KernelConfig> cpu_configs(const Problem& p, SearchSpace space, const CpuInfo& cpu) {
-  std::vector<int> isas = {cpu.best_isa()};
-  std::vector<CpuListEntry> entries;
-  if (space == SearchSpace::exhaustive) {
-    entries = exhaustive_entries();
-    for (int isa = cpu.best_isa() - 1; isa >= 0; --isa) isas.push_back(isa);
-  } else {
-    entries = p.a_type() == DType::s8 ? cpu_int8_list() : cpu_default_list();
-  }
-  std::vector<int> thread_counts = {cpu.logical_cores};
-  if (cpu.logical_cores > 1) thread_counts.push_back(1);
-
+  const std::int64_t columns_rows = kColumnsVectors * vector_lanes(isa_for_dtype(p.a_type(), cpu));
+  const bool direct = space == SearchSpace::exhaustive || macs(p) <= kDirectMacs || p.m() <= kSkinny ||
+                      p.n() <= kSkinny || p.m() <= columns_rows;
   std::vector<KernelConfig> configs;
-  if (space == SearchSpace::exhaustive || direct_kernels_fit(p)) configs = direct_configs(p, space, cpu);
-  for (int isa : isas) {
-    for (int threads : thread_counts) {
-      for (const CpuListEntry& entry : entries) {
-        KernelConfig c = scaled(entry, isa, threads, p);
-        if (check_cpu_limits(c, p, cpu).is_ok()) configs.push_back(c);
-      }
-    }
-  }
+  if (direct) configs = direct_configs(p, space, cpu);
+  for (const KernelConfig& c : packed_configs(p, space, cpu)) configs.push_back(c);
   return dedup_and_cap(configs, space == SearchSpace::exhaustive ? kExhaustiveCap : kDefaultCap);
 }
 

@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "cpu_kernels.h"
 #include "gemmtune/config.h"
 #include "gemmtune/device.h"
 #include "gemmtune/problem.h"
@@ -12,32 +13,38 @@
 
 namespace gemmtune::cpu {
 
-// One row of a named list, before scaling: the register tile and the blocking.
+// One row of a packed list, before scaling: the register tile (rows, vectors of columns) and
+// the blocking.
 struct CpuListEntry {
   int micro_m, micro_nv;
   int block_m, block_n, block_k;
 };
 
-// One row of the direct-kernel list: algorithm, rows, and vectors ("rows") or columns ("dot").
-struct CpuDirectEntry {
-  int algo, micro_m, columns;
-};
-
-// Named lists. "default", "int8" and "direct" are short, hand-picked; "exhaustive" is generated.
-const std::vector<CpuDirectEntry>& cpu_direct_list();
-const std::vector<CpuListEntry>& cpu_default_list();
-const std::vector<CpuListEntry>& cpu_int8_list();
+// Named lists of the packed kernel. "default" (one per vector width: AVX-512's 32 registers
+// hold larger tiles than AVX2's 16) and "int8" are short and hand-picked; "exhaustive" is
+// generated.
+const std::vector<CpuListEntry>& cpu_default_list(int isa);
+const std::vector<CpuListEntry>& cpu_int8_list(int isa);
 
 // Caps on the number of configs a search space yields for one problem.
 inline constexpr std::size_t kDefaultCap = 32;
 inline constexpr std::size_t kExhaustiveCap = 512;
 
+// The ISA level a dtype's kernels use on this CPU: levels 3 and 4 change only s8 (VNNI) and
+// bf16 (AVX512_BF16), so f32 and f16 stop at AVX-512 and s8 at VNNI.
+int isa_for_dtype(DType in, const CpuInfo& cpu);
+
+// A problem's operand strides as the kernels see them (CpuGemmParams: a_rs, a_ks, b_ks, b_cs,
+// ldc); which of them are 1 decides which direct kernels apply.
+CpuGemmParams cpu_strides(const Problem& p);
+
 // Ok, or the hardware reason a config would run badly on this CPU (spilled registers,
 // panels that do not fit their cache, more threads than cores, a missing ISA).
 Status check_cpu_limits(const KernelConfig& config, const Problem& problem, const CpuInfo& cpu);
 
-// The candidates for a problem: the list for its dtype (or the exhaustive product), each
-// scaled to the problem, pruned by check_cpu_limits, deduplicated and capped.
+// The candidates for a problem: the direct kernels where they pay (small and skinny
+// problems) and the packed list for its dtype (or the exhaustive product), each scaled to the
+// problem, pruned by check_cpu_limits, deduplicated and capped.
 std::vector<KernelConfig> cpu_configs(const Problem& problem, SearchSpace space, const CpuInfo& cpu);
 
 }  // namespace gemmtune::cpu

@@ -7,11 +7,17 @@
 
 namespace gemmtune::cpu {
 
-CpuGemmFn find_cpu_kernel(int isa, int algo, DType in, DType out, int micro_m, int micro_nv) {
+CpuGemmFn find_cpu_kernel(int isa, int algo, DType in, DType out, int micro_m, int columns) {
   switch (isa) {
-    case 0: return find_cpu_kernel_generic(algo, in, out, micro_m, micro_nv);
-    case 1: return find_cpu_kernel_avx2(algo, in, out, micro_m, micro_nv);
-    case 2: return find_cpu_kernel_avx512(algo, in, out, micro_m, micro_nv);
+    case kIsaGeneric: return find_cpu_kernel_generic(algo, in, out, micro_m, columns);
+    case kIsaAvx2: return find_cpu_kernel_avx2(algo, in, out, micro_m, columns);
+    case kIsaAvx512: return find_cpu_kernel_avx512(algo, in, out, micro_m, columns);
+    case kIsaAvx512Vnni:
+      if (CpuGemmFn fn = find_cpu_kernel_avx512_vnni(algo, in, out, micro_m, columns)) return fn;
+      return find_cpu_kernel(kIsaAvx512, algo, in, out, micro_m, columns);
+    case kIsaAvx512Bf16:
+      if (CpuGemmFn fn = find_cpu_kernel_avx512_bf16(algo, in, out, micro_m, columns)) return fn;
+      return find_cpu_kernel(kIsaAvx512Vnni, algo, in, out, micro_m, columns);
     default: return nullptr;
   }
 }
@@ -24,7 +30,6 @@ struct ScratchSlot {
   std::unique_ptr<void, FreeDeleter> data;
   std::size_t bytes = 0;
 };
-constexpr int kScratchSlots = 4;
 }  // namespace
 
 void* thread_scratch(int slot, std::size_t bytes) {

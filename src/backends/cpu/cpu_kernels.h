@@ -1,6 +1,19 @@
-// gemmtune's own CPU GEMM kernels: GotoBLAS-style blocking (B panels sized for L3, A blocks
-// for L2, micro-panels for L1) around a register-tiled micro-kernel. One set of kernels is
-// compiled per vector ISA; the config picks the ISA, the register tile and the blocking.
+// gemmtune's own CPU GEMM kernels, as the cpu backend sees them: plain parameters, the tiles
+// each algorithm is compiled for, and one lookup per vector ISA.
+//
+// Three algorithms (KernelConfig::algo):
+//  - packed: GotoBLAS blocking (B panels for L2, A blocks for L2, micro-panels for L1) around
+//    a register-tiled micro-kernel; A and B are packed into the micro-kernel's format, which
+//    converts layouts and dtypes once (bf16 pairs for AVX512_BF16, u8·s8 quads for VNNI).
+//  - direct rows: no packing; B's rows are read as vectors where they lie. For small
+//    problems, where packing would cost as much as the product.
+//  - direct dot: no packing; rows of A against columns of B, both contiguous along k. For
+//    skinny products (C = X·Wᵀ with few rows of X), which stream W at memory speed.
+//  - direct columns: Cᵀ = Bᵀ·Aᵀ with A packed transposed and B contiguous along k broadcast
+//    element by element: C = X·Wᵀ for batches of 4 to 64 rows, where dots need too many loads.
+//  - direct tile: the whole of C as one register tile, its rows fixed at compile time: the
+//    rows kernel without its loops, edges and thread split, for f32 products of a few dozen
+//    to a few thousand multiply-adds, where those cost as much as the arithmetic.
 #pragma once
 
 #include <cstddef>
@@ -10,31 +23,60 @@
 
 namespace gemmtune::cpu {
 
+// Vector ISA levels of KernelConfig::isa. Levels 3 and 4 add dot-product instructions to
+// AVX-512 and change only the s8 (VNNI) and bf16 (AVX512_BF16) kernels; the other dtypes
+// run the AVX-512 kernels there.
+inline constexpr int kIsaGeneric = 0;
+inline constexpr int kIsaAvx2 = 1;
+inline constexpr int kIsaAvx512 = 2;
+inline constexpr int kIsaAvx512Vnni = 3;
+inline constexpr int kIsaAvx512Bf16 = 4;  // AVX512_BF16 and VNNI
+
 // Everything a kernel needs of the problem and config, as plain numbers.
 struct CpuGemmParams {
   std::int64_t m = 0, n = 0, k = 0;
-  std::int64_t lda = 0, ldb = 0, ldc = 0;
-  bool a_row_major = true, b_row_major = true;
+  // Element strides: A(i, p) = a[i·a_rs + p·a_ks], B(p, j) = b[p·b_ks + j·b_cs], C(i, j) =
+  // c[i·ldc + j]. One stride of each operand is 1 (its layout).
+  std::int64_t a_rs = 0, a_ks = 1, b_ks = 0, b_cs = 1, ldc = 0;
   double alpha = 1, beta = 0;
-  std::int64_t block_m = 0, block_n = 0, block_k = 0;  // multiples of the register tile
+  std::int64_t block_m = 0, block_n = 0, block_k = 0;  // packed: multiples of the register tile
   int threads = 1;
+  // Packed kernel: threads tile C as grid_m × grid_n blocks, each packed and computed alone.
+  int grid_m = 1, grid_n = 1;
 };
 
 using CpuGemmFn = void (*)(const CpuGemmParams& params, const void* a, const void* b, void* c);
 
-// Register tiles every ISA's kernels are compiled for: X(micro_m rows, micro_nv vectors).
-// The config space offers only these, further pruned by each ISA's register count.
-#define GEMMTUNE_CPU_MICRO_TILES(X) \
-  X(1, 1) X(1, 2) X(1, 4) X(2, 2) X(4, 1) X(4, 2) X(4, 4) X(6, 2) X(8, 1) X(12, 2) X(14, 2)
-
-// Tiles of the direct kernels: X(rows, vectors of columns) for "rows", X(rows, columns) for "dot".
-#define GEMMTUNE_CPU_DIRECT_TILES(X) X(1, 1) X(1, 2) X(1, 4) X(2, 2) X(4, 1) X(4, 2) X(4, 4) X(8, 1) X(8, 2)
-#define GEMMTUNE_CPU_DOT_TILES(X) X(1, 1) X(1, 4) X(1, 8) X(2, 4) X(4, 2) X(4, 4) X(8, 2) X(16, 1)
-
 // The kernel algorithms (KernelConfig::algo of the cpu backend).
 inline constexpr int kAlgoPacked = 0;      // GotoBLAS blocking with packed panels
-inline constexpr int kAlgoDirectRows = 1;  // no packing; B row-major; vectors along n
-inline constexpr int kAlgoDirectDot = 2;   // no packing; A row-major, B column-major; dots along k
+inline constexpr int kAlgoDirectRows = 1;  // no packing; B contiguous along n; vectors along n
+inline constexpr int kAlgoDirectDot = 2;   // no packing; A and B contiguous along k; dots along k
+inline constexpr int kAlgoDirectColumns = 3;  // Aᵀ packed into vectors; B contiguous along k broadcast
+inline constexpr int kAlgoDirectTile = 4;     // all of C in registers; m = micro_m, n ≤ micro_n
+
+// Register tiles each algorithm is compiled for, X(rows, columns): columns count vectors for
+// packed and rows, single columns for dot. The config space offers only these, pruned by each
+// ISA's register count.
+#define GEMMTUNE_CPU_MICRO_TILES(X) \
+  X(1, 4) X(2, 4) X(4, 2) X(4, 3) X(4, 4) X(6, 2) X(6, 4) X(8, 1) X(8, 2) X(8, 3) X(12, 2) X(14, 2)
+#define GEMMTUNE_CPU_DIRECT_TILES(X) X(1, 4) X(2, 4) X(4, 1) X(4, 2) X(4, 4) X(8, 1) X(8, 2) X(8, 3) X(16, 1)
+// f32 rows tiles besides those: small products are where f32 meets libxsmm's JIT, and a tile
+// that fits the shape (3 rows, 6 × 3 vectors for 17 × 33) wastes no multiply on padding.
+#define GEMMTUNE_CPU_DIRECT_F32_TILES(X) \
+  X(1, 1) X(1, 2) X(2, 2) X(3, 4) X(5, 4) X(6, 3) X(6, 4) X(9, 3) X(12, 1) X(12, 2) X(24, 1)
+#define GEMMTUNE_CPU_DOT_TILES(X) X(1, 1) X(1, 4) X(1, 8) X(2, 4) X(4, 2) X(4, 4) X(8, 1) X(8, 2) X(8, 3) X(16, 1)
+// Columns tiles, X(columns of C, vectors of rows of C); f32, f16 and bf16 only.
+#define GEMMTUNE_CPU_COLUMNS_TILES(X) \
+  X(4, 1) X(6, 1) X(8, 1) X(12, 1) X(4, 2) X(6, 2) X(8, 2) X(12, 2) X(4, 3) X(6, 3) X(8, 3) X(4, 4) X(6, 4)
+
+// Tile kernels, X(rows of C, vectors of columns), f32 only: every height up to the register
+// file's limit for 1 to 4 vectors (the AVX-512 one: rows × vectors + vectors + 1 ≤ 32).
+#define GEMMTUNE_CPU_TILE_SHAPES(X)                                                                             \
+  X(1, 1) X(2, 1) X(3, 1) X(4, 1) X(5, 1) X(6, 1) X(7, 1) X(8, 1) X(9, 1) X(10, 1) X(11, 1) X(12, 1) X(13, 1)  \
+  X(14, 1) X(15, 1) X(16, 1) X(17, 1) X(18, 1) X(19, 1) X(20, 1) X(21, 1) X(22, 1) X(23, 1) X(24, 1) X(1, 2)   \
+  X(2, 2) X(3, 2) X(4, 2) X(5, 2) X(6, 2) X(7, 2) X(8, 2) X(9, 2) X(10, 2) X(11, 2) X(12, 2) X(1, 3) X(2, 3)   \
+  X(3, 3) X(4, 3) X(5, 3) X(6, 3) X(7, 3) X(8, 3) X(1, 4) X(2, 4) X(3, 4) X(4, 4) X(5, 4) X(6, 4)
+inline constexpr int kMaxTileRows[5] = {0, 24, 12, 8, 6};  // by vectors of columns
 
 struct MicroTile {
   int micro_m;
@@ -42,27 +84,54 @@ struct MicroTile {
 };
 #define GEMMTUNE_CPU_TILE_ENTRY(mr, nv) MicroTile{mr, nv},
 inline constexpr MicroTile kMicroTiles[] = {GEMMTUNE_CPU_MICRO_TILES(GEMMTUNE_CPU_TILE_ENTRY)};
+inline constexpr MicroTile kDirectTiles[] = {GEMMTUNE_CPU_DIRECT_TILES(GEMMTUNE_CPU_TILE_ENTRY)};
+inline constexpr MicroTile kDirectF32Tiles[] = {GEMMTUNE_CPU_DIRECT_F32_TILES(GEMMTUNE_CPU_TILE_ENTRY)};
+inline constexpr MicroTile kDotTiles[] = {GEMMTUNE_CPU_DOT_TILES(GEMMTUNE_CPU_TILE_ENTRY)};
+// micro_m here counts columns of C and micro_nv vectors of its rows (the tile of Cᵀ).
+inline constexpr MicroTile kColumnsTiles[] = {GEMMTUNE_CPU_COLUMNS_TILES(GEMMTUNE_CPU_TILE_ENTRY)};
+inline constexpr MicroTile kTileShapes[] = {GEMMTUNE_CPU_TILE_SHAPES(GEMMTUNE_CPU_TILE_ENTRY)};
 #undef GEMMTUNE_CPU_TILE_ENTRY
 
-// Vector registers a tile needs: the accumulators, one row of B vectors, one broadcast of A.
+// Vector registers a packed or rows tile needs: the accumulators, one row of B vectors, one
+// broadcast of A. A dot tile holds its accumulators and one vector per column of B (A is read
+// from memory as an operand).
 constexpr int registers_for_tile(int micro_m, int micro_nv) { return micro_m * micro_nv + micro_nv + 1; }
-static_assert(registers_for_tile(14, 2) <= 32, "every tile must fit AVX-512's 32 registers");
+constexpr int registers_for_dot_tile(int micro_m, int columns) { return micro_m * columns + columns; }
+static_assert(registers_for_tile(14, 2) <= 32, "every packed tile must fit AVX-512's 32 registers");
 
-// Bytes per vector register of an ISA (0 generic = SSE2's 16 bytes, 1 AVX2, 2 AVX-512).
-constexpr int vector_bytes(int isa) { return isa == 2 ? 64 : isa == 1 ? 32 : 16; }
+// The (micro_m, columns) pair the kernel lookup takes for a config's tile of micro_m rows and
+// micro_n columns of C.
+struct TileKey {
+  int first, second;
+};
+constexpr TileKey tile_key(int algo, int micro_m, int micro_n, int lanes) {
+  if (algo == kAlgoDirectDot) return {micro_m, micro_n};
+  if (algo == kAlgoDirectColumns) return {micro_n, micro_m / lanes};
+  return {micro_m, micro_n / lanes};
+}
 
-// The kernel for (ISA, algorithm, input dtype, output dtype, tile), or nullptr if none is
-// compiled. `micro_nv`: vectors of columns (packed, rows) or columns (dot). Inputs
-// f32/f16/bf16 accumulate in f32, s8 in s32.
-CpuGemmFn find_cpu_kernel(int isa, int algo, DType in, DType out, int micro_m, int micro_nv);
+// Bytes per vector register of an ISA level (generic: 16, the SSE2 width).
+constexpr int vector_bytes(int isa) { return isa >= kIsaAvx512 ? 64 : isa == kIsaAvx2 ? 32 : 16; }
+// 32-bit lanes per vector: the columns one vector of an f32 or s32 accumulator covers.
+constexpr int vector_lanes(int isa) { return vector_bytes(isa) / 4; }
+
+// The kernel for (ISA level, algorithm, input dtype, output dtype, tile), or nullptr if none is
+// compiled. The tile is (micro_m, columns): rows and vectors of columns (packed, rows), rows
+// and columns (dot), columns and vectors of rows (columns; see tile_key). Inputs f32/f16/bf16
+// accumulate in f32, s8 in s32. Levels 3 and 4 fall back to level 2 for the dtypes they do not
+// change.
+CpuGemmFn find_cpu_kernel(int isa, int algo, DType in, DType out, int micro_m, int columns);
 
 // Per-ISA lookups, each defined in its own translation unit.
-CpuGemmFn find_cpu_kernel_generic(int algo, DType in, DType out, int micro_m, int micro_nv);
-CpuGemmFn find_cpu_kernel_avx2(int algo, DType in, DType out, int micro_m, int micro_nv);
-CpuGemmFn find_cpu_kernel_avx512(int algo, DType in, DType out, int micro_m, int micro_nv);
+CpuGemmFn find_cpu_kernel_generic(int algo, DType in, DType out, int micro_m, int columns);
+CpuGemmFn find_cpu_kernel_avx2(int algo, DType in, DType out, int micro_m, int columns);
+CpuGemmFn find_cpu_kernel_avx512(int algo, DType in, DType out, int micro_m, int columns);
+CpuGemmFn find_cpu_kernel_avx512_vnni(int algo, DType in, DType out, int micro_m, int columns);
+CpuGemmFn find_cpu_kernel_avx512_bf16(int algo, DType in, DType out, int micro_m, int columns);
 
 // Scratch owned by the calling thread, 64-byte aligned, grown on demand and kept: after the
 // first call of a size, kernels allocate nothing. `slot` separates buffers used at once.
+inline constexpr int kScratchSlots = 4;
 void* thread_scratch(int slot, std::size_t bytes);
 
 // f16 conversions for kernels: defined in a file compiled without ISA flags.

@@ -1,5 +1,7 @@
-// Backend "cpu": gemmtune's own kernels (cpu_kernel_impl.h) over the config space of
+// Backend "cpu": gemmtune's own kernels (cpu_kernels.h) over the config space of
 // cpu_config_space.cc.
+#include <tuple>
+
 #include "cpu_backends.h"
 #include "cpu_config_space.h"
 #include "cpu_kernels.h"
@@ -11,6 +13,8 @@
 namespace gemmtune::cpu {
 namespace {
 
+// The kernel is called straight through a function pointer with its parameters baked in: the
+// whole per-call cost above the arithmetic is this virtual call and that indirect one.
 class CpuTemplateKernel final : public Kernel {
  public:
   CpuTemplateKernel(CpuGemmFn fn, CpuGemmParams params) : fn_(fn), params_(params) {}
@@ -24,9 +28,26 @@ class CpuTemplateKernel final : public Kernel {
   CpuGemmParams params_;
 };
 
-// The kernel lookup's column count: vectors for the packed and rows kernels, columns for dot.
-int tile_columns(const KernelConfig& c) {
-  return c.algo == kAlgoDirectDot ? c.micro_n : c.micro_n / (vector_bytes(c.isa) / 4);
+CpuGemmFn lookup(const Problem& p, const KernelConfig& c) {
+  const TileKey key = tile_key(c.algo, c.micro_m, c.micro_n, vector_lanes(c.isa));
+  return find_cpu_kernel(c.isa, c.algo, p.a_type(), p.c_type(), key.first, key.second);
+}
+
+// Threads tile C as gm × gn blocks: the split with the smallest block perimeter (what each
+// thread packs) among those that give every thread at least one register tile.
+std::pair<int, int> thread_grid(const Problem& p, const KernelConfig& c) {
+  const int threads = c.threads;
+  const std::int64_t row_tiles = (p.m() + c.micro_m - 1) / c.micro_m, col_tiles = (p.n() + c.micro_n - 1) / c.micro_n;
+  std::pair<int, int> best{threads, 1};
+  double best_cost = -1;
+  for (int gm = 1; gm <= threads; ++gm) {
+    if (threads % gm != 0) continue;
+    const int gn = threads / gm;
+    const bool fits = row_tiles >= gm && col_tiles >= gn;
+    const double cost = double(p.m()) / gm + double(p.n()) / gn + (fits ? 0 : 1e18);
+    if (best_cost < 0 || cost < best_cost) best = {gm, gn}, best_cost = cost;
+  }
+  return best;
 }
 
 class CpuTemplateBackend final : public Backend {
@@ -44,20 +65,33 @@ class CpuTemplateBackend final : public Backend {
     if (c.isa < 0 || c.isa > cpu_.best_isa()) {
       return unsupported("isa " + std::string(cpu_isa_name(c.isa)) + " is not available on this CPU");
     }
-    if (c.algo == kAlgoDirectRows && p.b_layout() != Layout::row_major) {
-      return unsupported("the direct rows kernel reads B row-major");
+    if (c.algo < kAlgoPacked || c.algo > kAlgoDirectTile) {
+      return unsupported("unknown cpu algo " + std::to_string(c.algo));
     }
-    if (c.algo == kAlgoDirectDot && (p.a_layout() != Layout::row_major || p.b_layout() != Layout::col_major)) {
-      return unsupported("the direct dot kernel reads A row-major and B column-major");
+    const CpuGemmParams strides = cpu_strides(p);
+    if (c.algo == kAlgoDirectRows && strides.b_cs != 1) {
+      return unsupported("the direct rows kernel reads B contiguous along n (row-major)");
     }
-    if (c.algo < kAlgoPacked || c.algo > kAlgoDirectDot) return unsupported("unknown cpu algo " + std::to_string(c.algo));
-    const int lanes = vector_bytes(c.isa) / 4;
-    const bool whole_vectors = c.algo == kAlgoDirectDot || c.micro_n % lanes == 0;
+    if (c.algo == kAlgoDirectDot && (strides.a_ks != 1 || strides.b_ks != 1)) {
+      return unsupported("the direct dot kernel reads A and B contiguous along k (A row-major, B column-major)");
+    }
+    if (c.algo == kAlgoDirectColumns && strides.b_ks != 1) {
+      return unsupported("the direct columns kernel reads B contiguous along k (column-major)");
+    }
+    if (c.algo == kAlgoDirectTile &&
+        (strides.b_cs != 1 || p.m() != c.micro_m || p.n() > c.micro_n || p.n() == 0 || c.threads != 1)) {
+      return unsupported("the direct tile kernel holds all of C (m = mm rows, n <= mn columns, B row-major) on one "
+                         "thread");
+    }
+    const int lanes = vector_lanes(c.isa);
+    const bool whole_vectors = c.algo == kAlgoDirectDot                ? true
+                               : c.algo == kAlgoDirectColumns ? c.micro_m % lanes == 0
+                                                              : c.micro_n % lanes == 0;
     if (c.micro_m <= 0 || c.micro_n <= 0 || !whole_vectors) {
       return unsupported("register tile " + std::to_string(c.micro_m) + "x" + std::to_string(c.micro_n) +
                          " is not whole vectors of " + std::to_string(lanes) + " lanes");
     }
-    if (find_cpu_kernel(c.isa, c.algo, p.a_type(), p.c_type(), c.micro_m, tile_columns(c)) == nullptr) {
+    if (lookup(p, c) == nullptr) {
       return unsupported("no kernel compiled for tile " + std::to_string(c.micro_m) + "x" +
                          std::to_string(c.micro_n) + " and " + std::string(dtype_name(p.a_type())) + "->" +
                          std::string(dtype_name(p.c_type())));
@@ -72,22 +106,18 @@ class CpuTemplateBackend final : public Backend {
 
   Result<std::unique_ptr<Kernel>> prepare(const Problem& p, const KernelConfig& c) const override {
     GEMMTUNE_RETURN_IF_ERROR(can_implement(p, c));
-    CpuGemmParams params;
+    CpuGemmParams params = cpu_strides(p);
     params.m = p.m();
     params.n = p.n();
     params.k = p.k();
-    params.lda = p.lda();
-    params.ldb = p.ldb();
-    params.ldc = p.ldc();
-    params.a_row_major = p.a_layout() == Layout::row_major;
-    params.b_row_major = p.b_layout() == Layout::row_major;
     params.alpha = p.alpha();
     params.beta = p.beta();
     params.block_m = c.block_m;
     params.block_n = c.block_n;
     params.block_k = c.block_k;
     params.threads = c.threads;
-    CpuGemmFn fn = find_cpu_kernel(c.isa, c.algo, p.a_type(), p.c_type(), c.micro_m, tile_columns(c));
+    std::tie(params.grid_m, params.grid_n) = thread_grid(p, c);
+    CpuGemmFn fn = lookup(p, c);
     return std::unique_ptr<Kernel>(std::make_unique<CpuTemplateKernel>(fn, params));
   }
 
@@ -96,6 +126,22 @@ class CpuTemplateBackend final : public Backend {
 };
 
 }  // namespace
+
+CpuGemmParams cpu_strides(const Problem& p) {
+  CpuGemmParams s;
+  const bool a_rows = p.a_layout() == Layout::row_major, b_rows = p.b_layout() == Layout::row_major;
+  s.a_rs = a_rows ? p.lda() : 1;
+  s.a_ks = a_rows ? 1 : p.lda();
+  s.b_ks = b_rows ? p.ldb() : 1;
+  s.b_cs = b_rows ? 1 : p.ldb();
+  s.ldc = p.ldc();
+  // A dim of extent 1 is never stepped along, so its stride is free: making it 1 lets more
+  // kernels take the problem (a 1-column B is contiguous along k whatever its layout).
+  if (p.m() == 1) s.a_rs = 1;
+  if (p.n() == 1) s.b_cs = 1;
+  if (p.k() == 1) s.a_ks = s.b_ks = 1;
+  return s;
+}
 
 std::unique_ptr<Backend> make_cpu_template_backend(const CpuInfo& cpu) {
   return std::make_unique<CpuTemplateBackend>(cpu);

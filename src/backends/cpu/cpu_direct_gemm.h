@@ -1,0 +1,525 @@
+// Direct kernels: no packing, operands read where they lie. For small problems, and for
+// skinny ones (few rows of A against a large B), packing costs as much as the product itself.
+//
+// rows: B contiguous along n. An MR × NV-vector tile of C stays in registers over the whole of
+// k; each step loads NV vectors of a row of B and broadcasts MR elements of A. Column tails
+// are masked loads and stores, and the last rows run as a tile that overlaps the one before
+// and writes only its own rows, so any shape runs on the one compiled tile with no scalar edge
+// code.
+//
+// dot: A and B contiguous along k (C = A·Wᵀ with W stored n × k). An MR × NC tile of dot
+// products accumulates along k in vectors and is reduced at the end. Each row of W is read
+// once per MR rows of A, so a skinny product streams W at memory speed.
+#pragma once
+
+#include <algorithm>
+
+#include "cpu_tile_io.h"
+#include "cpu_thread_pool.h"
+
+namespace gemmtune::cpu::GEMMTUNE_ISA_NAMESPACE {
+namespace {
+
+// ---- rows ----
+
+// One element of A broadcast, a vector of B converted, and their product accumulated.
+template <DType In> struct RowsOps;
+template <> struct RowsOps<DType::f32> {
+  using Acc = VF;
+  static VF load_b(const float* p, Mask m, int) { return load_f(p, m); }
+  static VF bcast_a(const float* p) { return set1_f(*p); }
+  static VF madd(VF acc, VF a, VF b) { return fma(a, b, acc); }
+};
+template <> struct RowsOps<DType::f16> {
+  using Acc = VF;
+  static VF load_b(const std::uint16_t* p, Mask, int n) { return lanes_f16(p, n); }
+  static VF bcast_a(const std::uint16_t* p) { return set1_f(scalar_f16(*p)); }
+  static VF madd(VF acc, VF a, VF b) { return fma(a, b, acc); }
+};
+template <> struct RowsOps<DType::bf16> {
+  using Acc = VF;
+  static VF load_b(const std::uint16_t* p, Mask, int n) { return lanes_bf16(p, n); }
+  static VF bcast_a(const std::uint16_t* p) { return set1_f(bf16_bits_to_float(*p)); }
+  static VF madd(VF acc, VF a, VF b) { return fma(a, b, acc); }
+};
+template <> struct RowsOps<DType::s8> {
+  using Acc = VI;
+  static VI load_b(const std::int8_t* p, Mask, int n) { return lanes_s8(p, n); }
+  static VI bcast_a(const std::int8_t* p) { return set1_i(*p); }
+  static VI madd(VI acc, VI a, VI b) { return add_i(acc, mul_i(a, b)); }
+};
+
+// What every tile of one call shares, copied out of the parameters so the compiler keeps it
+// in registers (through a reference it would reload it after every store to C).
+template <DType In>
+struct RowsJob {
+  const StorageT<In>* b;
+  std::int64_t k, b_ks, ldc;
+  Scale scale;
+  bool plain;  // alpha = 1, beta = 0: C is only stored
+};
+
+// Accumulator sets over alternate steps of k: a tile with fewer than 8 accumulators would
+// wait on the FMA latency (4 cycles, 2 FMAs a cycle), so it keeps 2 or 4 sets and adds them.
+constexpr int accumulator_sets(int accumulators) { return accumulators >= 8 ? 1 : accumulators >= 4 ? 2 : 4; }
+
+// An MR × NV-vector tile of C at c (row 0 of the tile), columns [j0, j0 + cols) with
+// cols ≤ NV·kLanes: A(r, p) at a[r·a_rs + p·a_ks] with a_ks = 1 (kAUnitK) or a_rs = 1. All MR
+// rows are computed; rows [first, last) are written (a tail tile overlaps the tile before it
+// and writes only its own rows).
+template <DType In, DType Out, int MR, int NV, bool kAUnitK>
+__attribute__((always_inline)) inline void rows_block(const RowsJob<In>& job, const StorageT<In>* a, std::int64_t a_rs,
+                                                      std::int64_t a_ks, StorageT<Out>* c, std::int64_t j0, int first,
+                                                      int last, int cols) {
+  using Ops = RowsOps<In>;
+  using Acc = typename Ops::Acc;
+  constexpr int kSets = accumulator_sets(MR * NV);
+  const std::int64_t k = job.k, b_ks = job.b_ks, ldc = job.ldc;
+  const bool plain = job.plain;
+  Acc acc[kSets][MR][NV];
+  Mask masks[NV];
+  int lanes[NV];
+#pragma GCC unroll 4
+  for (int v = 0; v < NV; ++v) {
+    lanes[v] = lanes_left(cols, v * kLanes);
+    masks[v] = first_lanes(lanes[v]);
+  }
+#pragma GCC unroll 4
+  for (int t = 0; t < kSets; ++t) {
+#pragma GCC unroll 16
+    for (int r = 0; r < MR; ++r) {
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) acc[t][r][v] = Acc{};
+    }
+  }
+  const StorageT<In>* bp = job.b + j0;
+  const StorageT<In>* ap = a;
+  auto step = [&](int t) __attribute__((always_inline)) {
+    Acc bv[NV];
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) bv[v] = Ops::load_b(bp + v * kLanes, masks[v], lanes[v]);
+#pragma GCC unroll 16
+    for (int r = 0; r < MR; ++r) {
+      const Acc av = Ops::bcast_a(kAUnitK ? ap + r * a_rs : ap + r);
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) acc[t][r][v] = Ops::madd(acc[t][r][v], av, bv[v]);
+    }
+    bp += b_ks;
+    ap += kAUnitK ? 1 : a_ks;
+  };
+  std::int64_t p = 0;
+#pragma GCC unroll 2
+  for (; p + kSets <= k; p += kSets) {
+#pragma GCC unroll 4
+    for (int t = 0; t < kSets; ++t) step(t);
+  }
+  for (; p < k; ++p) step(0);
+#pragma GCC unroll 4
+  for (int t = 1; t < kSets; ++t) {
+#pragma GCC unroll 16
+    for (int r = 0; r < MR; ++r) {
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) acc[0][r][v] = sum(acc[0][r][v], acc[t][r][v]);
+    }
+  }
+#pragma GCC unroll 16
+  for (int r = 0; r < MR; ++r) {
+    if (r < first || r >= last) continue;
+    StorageT<Out>* crow = c + r * ldc + j0;
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) {
+      if (lanes[v] == 0) break;
+      if (plain) store_c<Out>(crow + v * kLanes, acc[0][r][v], lanes[v]);
+      else write_c<Out>(crow + v * kLanes, acc[0][r][v], lanes[v], job.scale);
+    }
+  }
+}
+
+constexpr int largest_power_of_2_below(int x) {
+  int h = 1;
+  while (h * 2 < x) h *= 2;
+  return x <= 1 ? 0 : h;
+}
+
+// Rows [i_begin, i_end) × columns [j_begin, j_end) on the calling thread.
+template <DType In, DType Out, int MR, int NV, bool kAUnitK>
+__attribute__((noinline)) void rows_range(const CpuGemmParams& P, const StorageT<In>* a, const StorageT<In>* b,
+                                          StorageT<Out>* c, std::int64_t i_begin, std::int64_t i_end,
+                                          std::int64_t j_begin, std::int64_t j_end) {
+  using S = StorageT<In>;
+  constexpr int NR = NV * kLanes;
+  const RowsJob<In> job{b, P.k, P.b_ks, P.ldc, scale_of(P), P.alpha == 1 && P.beta == 0};
+  const std::int64_t a_rs = P.a_rs, a_ks = P.a_ks;
+  const std::int64_t full_end = i_begin + (i_end - i_begin) / MR * MR;
+  const int tail_rows = int(i_end - full_end);
+  // The last rows, fewer than MR, run as the MR rows that end at i_end (recomputing some rows
+  // of the tile before, which only that tile writes). A problem of fewer than MR rows in all
+  // is copied into a zero-padded block instead.
+  const S* tail = nullptr;
+  StorageT<Out>* tail_c = nullptr;
+  std::int64_t tail_rs = a_rs, tail_ks = a_ks;
+  int tail_first = 0;
+  if (tail_rows > 0 && i_end >= MR) {
+    tail = a + (i_end - MR) * a_rs;
+    tail_c = c + (i_end - MR) * P.ldc;
+    tail_first = MR - tail_rows;
+  } else if (tail_rows > 0) {
+    S* pad = static_cast<S*>(thread_scratch(0, std::size_t(MR * P.k) * sizeof(S)));
+    tail_rs = kAUnitK ? P.k : 1;
+    tail_ks = kAUnitK ? 1 : MR;
+    for (int r = 0; r < MR; ++r) {
+      for (std::int64_t p = 0; p < P.k; ++p) {
+        pad[r * tail_rs + p * tail_ks] = r < tail_rows ? a[(full_end + r) * a_rs + p * a_ks] : S{};
+      }
+    }
+    tail = pad;
+    tail_c = c + full_end * P.ldc;
+  }
+  // Columns outermost: a column panel of B (k × NR) stays in L1 across the row tiles.
+  for (std::int64_t j0 = j_begin; j0 < j_end; j0 += NR) {
+    const int cols = int(min64(NR, j_end - j0));
+    for (std::int64_t i = i_begin; i < full_end; i += MR) {
+      rows_block<In, Out, MR, NV, kAUnitK>(job, a + i * a_rs, a_rs, a_ks, c + i * P.ldc, j0, 0, MR, cols);
+    }
+    if (tail_rows > 0) {
+      rows_block<In, Out, MR, NV, kAUnitK>(job, tail, tail_rs, tail_ks, tail_c, j0, tail_first, tail_first + tail_rows,
+                                           cols);
+    }
+  }
+}
+
+// The work one hand-off to a pool worker costs, in multiply-adds of one core: starting it and
+// seeing it finish take a cache-line transfer each way between cores (~0.3 µs apiece on the
+// development machines, about 65k multiply-adds of AVX-512).
+constexpr double kHandoffMacs = double(1 << 16);
+
+// Splits rows [0, m) and columns [0, n) between `threads`, in whole tiles, along whichever
+// has more tiles: each thread gets one contiguous range. The calling thread (t = 0) starts at
+// once and learns of no one, so it takes a larger share the smaller the problem, to finish
+// when the workers' results arrive.
+struct Range2 {
+  std::int64_t i0, i1, j0, j1;
+};
+inline Range2 thread_range(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t tile_m, std::int64_t tile_n,
+                           int t, int threads) {
+  const double macs = double(m) * double(n) * double(k);
+  const double lead = std::min(1.0, kHandoffMacs / macs) * (threads - 1) / threads;
+  const bool by_columns = ceil_div(n, tile_n) >= ceil_div(m, tile_m);
+  const std::int64_t tiles = by_columns ? ceil_div(n, tile_n) : ceil_div(m, tile_m);
+  // Thread t's range of tiles is [edge(t), edge(t + 1)).
+  auto edge = [&](int u) -> std::int64_t {
+    if (u == 0) return 0;
+    if (u >= threads) return tiles;
+    const double first = 1.0 / threads + lead;  // the caller's fraction
+    const double share = first + (1.0 - first) * double(u - 1) / double(threads - 1);
+    return std::min<std::int64_t>(tiles, std::int64_t(double(tiles) * share + 0.5));
+  };
+  const std::int64_t begin = edge(t), end = edge(t + 1);
+  if (by_columns) return {0, m, min64(n, begin * tile_n), min64(n, end * tile_n)};
+  return {min64(m, begin * tile_m), min64(m, end * tile_m), 0, n};
+}
+
+// The entry of a direct kernel: empty problems, k = 0, and the split between threads around
+// range(a, b, c, i0, i1, j0, j1), which computes one block of C on the calling thread.
+template <DType In, DType Out, class Range>
+inline void run_direct(const CpuGemmParams& P, const void* a_ptr, const void* b_ptr, void* c_ptr, std::int64_t tile_m,
+                       std::int64_t tile_n, Range range) {
+  const auto* a = static_cast<const StorageT<In>*>(a_ptr);
+  const auto* b = static_cast<const StorageT<In>*>(b_ptr);
+  auto* c = static_cast<StorageT<Out>*>(c_ptr);
+  if (P.m == 0 || P.n == 0) return;
+  if (P.k == 0) return scale_c_only<Out, AccVec<In>>(P, c);
+  if (P.threads <= 1) return range(a, b, c, 0, P.m, 0, P.n);
+  auto body = [&](int t, int threads) {
+    const Range2 r = thread_range(P.m, P.n, P.k, tile_m, tile_n, t, threads);
+    if (r.i0 < r.i1 && r.j0 < r.j1) range(a, b, c, r.i0, r.i1, r.j0, r.j1);
+  };
+  parallel_for_threads(P.threads, body);
+}
+
+// The tile kernel: C (m = MR rows, n ≤ NV·kLanes columns) as one tile, on the calling thread.
+template <DType In, DType Out, int MR, int NV>
+void gemm_direct_tile(const CpuGemmParams& P, const void* a_ptr, const void* b_ptr, void* c_ptr) {
+  const auto* a = static_cast<const StorageT<In>*>(a_ptr);
+  auto* c = static_cast<StorageT<Out>*>(c_ptr);
+  if (P.k == 0) return scale_c_only<Out, AccVec<In>>(P, c);
+  const RowsJob<In> job{static_cast<const StorageT<In>*>(b_ptr), P.k, P.b_ks, P.ldc, scale_of(P),
+                        P.alpha == 1 && P.beta == 0};
+  if (P.a_ks == 1) rows_block<In, Out, MR, NV, true>(job, a, P.a_rs, 1, c, 0, 0, MR, int(P.n));
+  else rows_block<In, Out, MR, NV, false>(job, a, 1, P.a_ks, c, 0, 0, MR, int(P.n));
+}
+
+template <DType In, DType Out, int MR, int NV>
+void gemm_direct_rows(const CpuGemmParams& P, const void* a, const void* b, void* c) {
+  run_direct<In, Out>(P, a, b, c, MR, NV * kLanes,
+                      [&P](const StorageT<In>* a, const StorageT<In>* b, StorageT<Out>* c, std::int64_t i0,
+                           std::int64_t i1, std::int64_t j0, std::int64_t j1) {
+                        if (P.a_ks == 1) rows_range<In, Out, MR, NV, true>(P, a, b, c, i0, i1, j0, j1);
+                        else rows_range<In, Out, MR, NV, false>(P, a, b, c, i0, i1, j0, j1);
+                      });
+}
+
+// ---- dot ----
+
+// Vectors along k of A and of W, and their dot product accumulated per lane. kStep: k values
+// one vector covers.
+template <DType In> struct DotOps;
+template <> struct DotOps<DType::f32> {
+  static constexpr int kStep = kLanes;
+  using Acc = VF;
+  using Operand = VF;
+  static VF load_a(const float* p, int n) { return n >= kLanes ? load_f(p) : lanes_f32(p, n); }
+  static VF load_w(const float* p, int n) { return load_a(p, n); }
+  static VF madd(VF acc, VF a, VF w) { return fma(a, w, acc); }
+};
+template <> struct DotOps<DType::f16> {
+  static constexpr int kStep = kLanes;
+  using Acc = VF;
+  using Operand = VF;
+  static VF load_a(const std::uint16_t* p, int n) { return lanes_f16(p, n); }
+  static VF load_w(const std::uint16_t* p, int n) { return lanes_f16(p, n); }
+  static VF madd(VF acc, VF a, VF w) { return fma(a, w, acc); }
+};
+#if GEMMTUNE_ISA_LEVEL >= 4
+template <> struct DotOps<DType::bf16> {
+  static constexpr int kStep = 2 * kLanes;
+  using Acc = VF;
+  using Operand = VI;
+  static VI load_a(const std::uint16_t* p, int n) { return raw_bytes(p, 2 * n); }
+  static VI load_w(const std::uint16_t* p, int n) { return raw_bytes(p, 2 * n); }
+  static VF madd(VF acc, VI a, VI w) { return dpbf16(acc, a, w); }
+};
+#else
+template <> struct DotOps<DType::bf16> {
+  static constexpr int kStep = kLanes;
+  using Acc = VF;
+  using Operand = VF;
+  static VF load_a(const std::uint16_t* p, int n) { return lanes_bf16(p, n); }
+  static VF load_w(const std::uint16_t* p, int n) { return lanes_bf16(p, n); }
+  static VF madd(VF acc, VF a, VF w) { return fma(a, w, acc); }
+};
+#endif
+#if GEMMTUNE_ISA_LEVEL >= 3
+// VNNI multiplies u8 by s8: W's bytes are shifted to unsigned (an xor of the sign bit, so a
+// zero-filled tail still contributes nothing against A's zeros), which adds 128·Σ_k A to every
+// dot product; the tile subtracts it at the end.
+template <> struct DotOps<DType::s8> {
+  static constexpr int kStep = 4 * kLanes;
+  static constexpr bool kShiftW = true;
+  using Acc = VI;
+  using Operand = VI;
+  static VI load_a(const std::int8_t* p, int n) { return raw_bytes(p, n); }
+  static VI load_w(const std::int8_t* p, int n) { return xor_i(raw_bytes(p, n), set1_i(std::int32_t(0x80808080u))); }
+  static VI madd(VI acc, VI a, VI w) { return dpbusd(acc, w, a); }
+};
+#else
+template <> struct DotOps<DType::s8> {
+  static constexpr int kStep = 2 * kLanes;
+  using Acc = VI;
+  using Operand = VI;
+  static VI load_a(const std::int8_t* p, int n) { return s8_pairs(p, n); }
+  static VI load_w(const std::int8_t* p, int n) { return s8_pairs(p, n); }
+  static VI madd(VI acc, VI a, VI w) { return madd16(acc, a, w); }
+};
+#endif
+
+template <class Ops, class = void> struct ShiftsW : std::false_type {};
+template <class Ops> struct ShiftsW<Ops, std::void_t<decltype(Ops::kShiftW)>> : std::bool_constant<Ops::kShiftW> {};
+
+inline float reduce(VF v) { return reduce_f(v); }
+inline std::int32_t reduce(VI v) { return reduce_i(v); }
+
+// One element of C from a finished dot product, in C's dtype.
+template <DType Out, class T>
+inline void write_element(StorageT<Out>* p, T dot, const Scale& s) {
+  if constexpr (Out == DType::s32) {
+    std::int32_t v = s.alpha_one ? dot : std::int32_t(std::uint32_t(s.alpha_i) * std::uint32_t(dot));
+    if (!s.beta_zero) v = std::int32_t(std::uint32_t(v) + std::uint32_t(s.beta_i) * std::uint32_t(*p));
+    *p = v;
+  } else {
+    float v = s.alpha * float(dot);
+    if constexpr (Out == DType::f32) {
+      if (!s.beta_zero) v += s.beta * *p;
+      *p = v;
+    } else if constexpr (Out == DType::f16) {
+      if (!s.beta_zero) v += s.beta * scalar_f16(*p);
+      *p = f16_store(v);
+    } else {
+      if (!s.beta_zero) v += s.beta * bf16_bits_to_float(*p);
+      *p = float_to_bf16_bits(v);
+    }
+  }
+}
+
+// What every tile of one call shares, as locals (see RowsJob).
+struct DotJob {
+  std::int64_t k, a_rs, b_cs, ldc;
+  Scale scale;
+};
+
+// An MR × NC tile of C at c (row 0 of the tile, column 0 of W at w). A comes either as rows
+// a_rs apart (kPackedA false) or packed: for each k step, the tile's MR vectors one after the
+// other, zero past k (pack_dot_rows). Rows [first, last) of the tile are written.
+template <DType In, DType Out, int MR, int NC, bool kPackedA>
+void dot_block(const DotJob& job, const StorageT<In>* a, const StorageT<In>* w, StorageT<Out>* c, int first,
+               int last) {
+  using Ops = DotOps<In>;
+  using Acc = typename Ops::Acc;
+  constexpr bool kShift = ShiftsW<Ops>::value;
+  constexpr int kStep = Ops::kStep;
+  const std::int64_t k = job.k, a_rs = job.a_rs, b_cs = job.b_cs;
+  Acc acc[MR][NC];
+  VI a_sums[MR];  // Σ_k A per row, for the compensation of a shifted W
+#pragma GCC unroll 16
+  for (int r = 0; r < MR; ++r) {
+    a_sums[r] = zero_i();
+#pragma GCC unroll 8
+    for (int q = 0; q < NC; ++q) acc[r][q] = Acc{};
+  }
+  auto step = [&](std::int64_t p, int n) __attribute__((always_inline)) {
+    typename Ops::Operand wv[NC];
+#pragma GCC unroll 8
+    for (int q = 0; q < NC; ++q) wv[q] = Ops::load_w(w + q * b_cs + p, n);
+#pragma GCC unroll 16
+    for (int r = 0; r < MR; ++r) {
+      const typename Ops::Operand x =
+          kPackedA ? Ops::load_a(a + p * MR + r * kStep, kStep) : Ops::load_a(a + r * a_rs + p, n);
+#if GEMMTUNE_ISA_LEVEL >= 3
+      if constexpr (kShift) a_sums[r] = dpbusd(a_sums[r], set1_i(0x01010101), x);
+#endif
+#pragma GCC unroll 8
+      for (int q = 0; q < NC; ++q) acc[r][q] = Ops::madd(acc[r][q], x, wv[q]);
+    }
+  };
+  std::int64_t p = 0;
+  for (; p + kStep <= k; p += kStep) step(p, kStep);
+  if (p < k) step(p, int(k - p));
+  if constexpr (In != DType::s8) {  // f32 accumulators
+    // The MR dot products of a column reduced together, kLanes at a time.
+#pragma GCC unroll 8
+    for (int q = 0; q < NC; ++q) {
+#pragma GCC unroll 4
+      for (int r0 = 0; r0 < MR; r0 += kLanes) {
+        VF group[kLanes];
+#pragma GCC unroll 16
+        for (int l = 0; l < kLanes; ++l) group[l] = r0 + l < MR ? acc[r0 + l < MR ? r0 + l : 0][q] : zero_f();
+        const VF sums = reduce_lanes(group);
+        if (job.ldc == 1 && first == 0) {
+          // A one-column C: the sums are consecutive elements of C.
+          write_c<Out>(c + r0 + q, sums, std::min(kLanes, last - r0), job.scale);
+          continue;
+        }
+        alignas(64) float lane[kLanes];
+        store_f(lane, sums);
+        for (int l = 0; l < kLanes && r0 + l < MR; ++l) {
+          if (r0 + l >= first && r0 + l < last) write_element<Out>(c + (r0 + l) * job.ldc + q, lane[l], job.scale);
+        }
+      }
+    }
+  } else {
+#pragma GCC unroll 16
+    for (int r = 0; r < MR; ++r) {
+      if (r < first || r >= last) continue;
+      const std::int32_t shift = kShift ? 128 * reduce_i(a_sums[r]) : 0;
+#pragma GCC unroll 8
+      for (int q = 0; q < NC; ++q) {
+        std::int32_t dot = reduce(acc[r][q]);
+        if constexpr (kShift) dot = std::int32_t(std::uint32_t(dot) - std::uint32_t(shift));
+        write_element<Out>(c + r * job.ldc + q, dot, job.scale);
+      }
+    }
+  }
+}
+
+// Rows [i, i_end) with fewer than 2·H rows left, for one tile of columns.
+template <DType In, DType Out, int H, int NC>
+inline void dot_tail(const DotJob& job, const StorageT<In>* a, const StorageT<In>* w, StorageT<Out>* c, std::int64_t i,
+                     std::int64_t i_end) {
+  if constexpr (H >= 1) {
+    if (i_end - i >= H) {
+      dot_block<In, Out, H, NC, false>(job, a + i * job.a_rs, w, c + i * job.ldc, 0, H);
+      i += H;
+    }
+    dot_tail<In, Out, H / 2, NC>(job, a, w, c, i, i_end);
+  }
+}
+
+// Rows [i_begin, i_end) of A, contiguous along k, packed for dot_block: tile t of MR rows,
+// step s of kStep values: MR vectors at out[(t·steps + s)·MR·kStep], zero past k and past the
+// last row. The rows of A sit k elements apart, often a multiple of 4 KiB: read side by side
+// they would all fall in one L1 set; packed, a tile's rows are one stream.
+template <DType In, int MR>
+void pack_dot_rows(const StorageT<In>* a, std::int64_t a_rs, std::int64_t k, std::int64_t rows, StorageT<In>* out) {
+  using S = StorageT<In>;
+  constexpr int kStep = DotOps<In>::kStep;
+  const std::int64_t steps = ceil_div(k, kStep), full = k / kStep;
+  for (std::int64_t t = 0; t < ceil_div(rows, MR); ++t) {
+    for (int r = 0; r < MR; ++r) {
+      const std::int64_t row = t * MR + r;
+      S* dst = out + t * steps * MR * kStep + r * kStep;
+      if (row >= rows) {
+        for (std::int64_t q = 0; q < steps; ++q) __builtin_memset(dst + q * MR * kStep, 0, sizeof(S) * kStep);
+        continue;
+      }
+      const S* src = a + row * a_rs;
+      for (std::int64_t q = 0; q < full; ++q) __builtin_memcpy(dst + q * MR * kStep, src + q * kStep, sizeof(S) * kStep);
+      if (full < steps) {
+        S* last = dst + full * MR * kStep;
+        const std::int64_t rest = k - full * kStep;
+        __builtin_memset(last, 0, sizeof(S) * kStep);
+        __builtin_memcpy(last, src + full * kStep, std::size_t(rest) * sizeof(S));
+      }
+    }
+  }
+}
+
+template <DType In, DType Out, int MR, int NC>
+void dot_range(const CpuGemmParams& P, const StorageT<In>* a, const StorageT<In>* b, StorageT<Out>* c,
+               std::int64_t i_begin, std::int64_t i_end, std::int64_t j_begin, std::int64_t j_end) {
+  using S = StorageT<In>;
+  constexpr int kStep = DotOps<In>::kStep;
+  const DotJob job{P.k, P.a_rs, P.b_cs, P.ldc, scale_of(P)};
+  const std::int64_t rows = i_end - i_begin;
+  a += i_begin * P.a_rs;
+  c += i_begin * P.ldc;
+  // A is packed when it is reused over enough tiles of columns to repay the copy.
+  if (j_end - j_begin >= 8 * NC) {
+    const std::int64_t steps = ceil_div(P.k, kStep), tile = steps * MR * kStep;
+    S* packed = static_cast<S*>(thread_scratch(0, std::size_t(ceil_div(rows, MR) * tile) * sizeof(S)));
+    pack_dot_rows<In, MR>(a, P.a_rs, P.k, rows, packed);
+    auto columns = [&](auto nc, std::int64_t j) {
+      for (std::int64_t i = 0; i < rows; i += MR) {
+        dot_block<In, Out, MR, decltype(nc)::value, true>(job, packed + (i / MR) * tile, b + j * P.b_cs, c + i * P.ldc + j,
+                                                         0, int(min64(MR, rows - i)));
+      }
+    };
+    // Columns outermost: NC rows of W stay in L1 while every row tile of A passes them.
+    std::int64_t j = j_begin;
+    for (; j + NC <= j_end; j += NC) columns(std::integral_constant<int, NC>{}, j);
+    for (; j < j_end; ++j) columns(std::integral_constant<int, 1>{}, j);
+    return;
+  }
+  auto columns = [&](auto nc, std::int64_t j) {
+    constexpr int kColumns = decltype(nc)::value;
+    std::int64_t i = 0;
+    for (; i + MR <= rows; i += MR) {
+      dot_block<In, Out, MR, kColumns, false>(job, a + i * P.a_rs, b + j * P.b_cs, c + i * P.ldc + j, 0, MR);
+    }
+    dot_tail<In, Out, largest_power_of_2_below(MR), kColumns>(job, a, b + j * P.b_cs, c + j, i, rows);
+  };
+  std::int64_t j = j_begin;
+  for (; j + NC <= j_end; j += NC) columns(std::integral_constant<int, NC>{}, j);
+  for (; j < j_end; ++j) columns(std::integral_constant<int, 1>{}, j);
+}
+
+template <DType In, DType Out, int MR, int NC>
+void gemm_direct_dot(const CpuGemmParams& P, const void* a, const void* b, void* c) {
+  run_direct<In, Out>(P, a, b, c, MR, NC,
+                      [&P](const StorageT<In>* a, const StorageT<In>* b, StorageT<Out>* c, std::int64_t i0,
+                           std::int64_t i1, std::int64_t j0, std::int64_t j1) {
+                        dot_range<In, Out, MR, NC>(P, a, b, c, i0, i1, j0, j1);
+                      });
+}
+
+}  // namespace
+}  // namespace gemmtune::cpu::GEMMTUNE_ISA_NAMESPACE

@@ -1,0 +1,183 @@
+// The packed kernel: GotoBLAS blocking around a register-tiled micro-kernel.
+//
+// For each nc-wide column block and kc-deep slice of k, B's slice is packed into NR-wide
+// micro-panels (kept in L2), then for each mc-tall row block A is packed into MR-tall
+// micro-panels (L2), and the micro-kernel runs every (B micro-panel, A micro-panel) pair with
+// the B micro-panel in L1. Threads each take a block of C (grid_m × grid_n of them) and pack
+// their own panels: no barriers and no shared buffers, at the price of packing the shared
+// operand once per thread, which is small next to the product on the sizes that use threads.
+#pragma once
+
+#include "cpu_pack.h"
+#include "cpu_thread_pool.h"
+
+namespace gemmtune::cpu::GEMMTUNE_ISA_NAMESPACE {
+namespace {
+
+inline std::int64_t round_up(std::int64_t a, std::int64_t b) { return ceil_div(a, b) * b; }
+
+// MR × NR accumulators over `groups` k groups of a packed A micro-panel (MR words per group)
+// and B micro-panel (NR words per group). They stay in registers for the whole slice: that is
+// the point of the tile, and why its size is bounded by the register file.
+template <class F, int MR, int NV>
+inline void micro_tile(std::int64_t groups, const std::int32_t* __restrict pa, const std::int32_t* __restrict pb,
+                       typename F::Acc (&acc)[MR][NV]) {
+#pragma GCC unroll 16
+  for (int r = 0; r < MR; ++r) {
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) acc[r][v] = typename F::Acc{};
+  }
+#pragma GCC unroll 1
+  for (std::int64_t q = 0; q < groups; ++q) {
+    typename F::Operand bv[NV];
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) bv[v] = F::load_b(pb + v * kLanes);
+#pragma GCC unroll 16
+    for (int r = 0; r < MR; ++r) {
+      const typename F::Operand av = F::bcast_a(pa + r);
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) acc[r][v] = F::madd(acc[r][v], av, bv[v]);
+    }
+    pa += MR;
+    pb += NV * kLanes;
+  }
+}
+
+// Where one tile's results go, and which k slice produced them.
+struct TileTarget {
+  void* c;                    // C at the tile's first element
+  std::int64_t ldc;
+  void* sums;                 // f32 partial sums at the tile (narrow C over several slices)
+  std::int64_t lds;
+  const std::int32_t* comp;   // dpbusd compensation at the tile's first column, or null
+  int rows, cols;             // the valid part of the tile
+  bool first, last;           // first and last k slice
+};
+
+// C = alpha·acc + beta·C on the first slice, C += alpha·acc after; a narrow C (f16, bf16) sums
+// the slices in f32 and is written once, rounded once.
+template <class F, DType Out, int MR, int NV>
+inline void store_tile(typename F::Acc (&acc)[MR][NV], const TileTarget& t, const Scale& s) {
+  using O = StorageT<Out>;
+  constexpr bool kNarrow = Out == DType::f16 || Out == DType::bf16;
+  if constexpr (F::kShiftA) {
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) {
+      const VI comp = load_i(t.comp + v * kLanes);
+#pragma GCC unroll 16
+      for (int r = 0; r < MR; ++r) acc[r][v] = add_i(acc[r][v], comp);
+    }
+  }
+#pragma GCC unroll 16
+  for (int r = 0; r < MR; ++r) {
+    if (r >= t.rows) break;
+    O* crow = static_cast<O*>(t.c) + r * t.ldc;
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) {
+      const int n = lanes_left(t.cols, v * kLanes);
+      if (n == 0) break;
+      if constexpr (!kNarrow) {
+        if (t.first) write_c<Out>(crow + v * kLanes, acc[r][v], n, s);
+        else add_to_c<Out>(crow + v * kLanes, acc[r][v], n, s);
+      } else {
+        float* srow = static_cast<float*>(t.sums) + r * t.lds + v * kLanes;
+        if (t.first && t.last) write_c<Out>(crow + v * kLanes, acc[r][v], n, s);
+        else if (t.first) store_f(srow, acc[r][v]);
+        else if (!t.last) store_f(srow, add_f(load_f(srow), acc[r][v]));
+        else write_c<Out>(crow + v * kLanes, add_f(load_f(srow), acc[r][v]), n, s);
+      }
+    }
+  }
+}
+
+template <DType In, DType Out, int MR, int NV>
+struct PackedGemm {
+  using F = typename FormatOf<In>::type;
+  using S = StorageT<In>;
+  using O = StorageT<Out>;
+  static constexpr int NR = NV * kLanes;
+  static constexpr int G = F::kGroup;
+  static constexpr bool kNarrow = Out == DType::f16 || Out == DType::bf16;
+
+  // C rows [i_begin, i_end) × columns [j_begin, j_end) on the calling thread.
+  static void block(const CpuGemmParams& P, const S* a, const S* b, O* c, std::int64_t i_begin, std::int64_t i_end,
+                    std::int64_t j_begin, std::int64_t j_end) {
+    const Scale s = scale_of(P);
+    const std::int64_t mc = P.block_m, nc = P.block_n, kc = round_up(P.block_k, G);
+    const std::int64_t max_groups = kc / G;
+    const std::int64_t a_width = round_up(min64(mc, i_end - i_begin), MR);
+    const std::int64_t b_width = round_up(min64(nc, j_end - j_begin), NR);
+    auto* pa = static_cast<std::int32_t*>(thread_scratch(0, std::size_t(a_width * max_groups) * 4));
+    auto* pb = static_cast<std::int32_t*>(thread_scratch(1, std::size_t(b_width * max_groups) * 4));
+    std::int32_t* comp = F::kShiftA ? static_cast<std::int32_t*>(thread_scratch(3, std::size_t(b_width) * 4)) : nullptr;
+    // Partial sums of a narrow C: every row of the block × one column block.
+    const std::int64_t lds = b_width;
+    float* sums = kNarrow && P.k > kc
+                      ? static_cast<float*>(thread_scratch(2, std::size_t(round_up(i_end - i_begin, MR) * lds) * 4))
+                      : nullptr;
+
+    for (std::int64_t jc = j_begin; jc < j_end; jc += nc) {
+      const std::int64_t nb = min64(nc, j_end - jc);
+      const std::int64_t b_panels = ceil_div(nb, NR);
+      for (std::int64_t pc = 0; pc < P.k; pc += kc) {
+        const std::int64_t kb = min64(kc, P.k - pc);
+        const std::int64_t groups = ceil_div(kb, G);
+        for (std::int64_t jp = 0; jp < b_panels; ++jp) {
+          std::int32_t* panel = pb + jp * NR * groups;
+          pack_panel<F, In, false>(b + pc * P.b_ks + (jc + jp * NR) * P.b_cs, P.b_cs, P.b_ks,
+                                   int(min64(NR, nb - jp * NR)), kb, NR, panel);
+#if GEMMTUNE_ISA_LEVEL >= 3
+          if constexpr (F::kShiftA) shift_compensation(panel, groups, NR, comp + jp * NR);
+#endif
+        }
+        TileTarget t{};
+        t.ldc = P.ldc;
+        t.lds = lds;
+        t.first = pc == 0;
+        t.last = pc + kb >= P.k;
+        for (std::int64_t ic = i_begin; ic < i_end; ic += mc) {
+          const std::int64_t mb = min64(mc, i_end - ic);
+          const std::int64_t a_panels = ceil_div(mb, MR);
+          for (std::int64_t ip = 0; ip < a_panels; ++ip) {
+            pack_panel<F, In, F::kShiftA>(a + (ic + ip * MR) * P.a_rs + pc * P.a_ks, P.a_rs, P.a_ks,
+                                          int(min64(MR, mb - ip * MR)), kb, MR, pa + ip * MR * groups);
+          }
+          for (std::int64_t jp = 0; jp < b_panels; ++jp) {
+            t.cols = int(min64(NR, nb - jp * NR));
+            t.comp = comp != nullptr ? comp + jp * NR : nullptr;
+            for (std::int64_t ip = 0; ip < a_panels; ++ip) {
+              const std::int64_t i = ic + ip * MR;
+              typename F::Acc acc[MR][NV];
+              micro_tile<F, MR, NV>(groups, pa + ip * MR * groups, pb + jp * NR * groups, acc);
+              t.c = c + i * P.ldc + jc + jp * NR;
+              t.sums = sums != nullptr ? sums + (i - i_begin) * lds + jp * NR : nullptr;
+              t.rows = int(min64(MR, i_end - i));
+              store_tile<F, Out, MR, NV>(acc, t, s);
+            }
+          }
+        }
+      }
+    }
+  }
+
+  static void run(const CpuGemmParams& P, const void* a_ptr, const void* b_ptr, void* c_ptr) {
+    const auto* a = static_cast<const S*>(a_ptr);
+    const auto* b = static_cast<const S*>(b_ptr);
+    auto* c = static_cast<O*>(c_ptr);
+    if (P.m == 0 || P.n == 0) return;
+    if (P.k == 0) return scale_c_only<Out, AccVec<In>>(P, c);
+    if (P.threads <= 1) return block(P, a, b, c, 0, P.m, 0, P.n);
+    auto body = [&](int t, int threads) {
+      int gm = P.grid_m, gn = P.grid_n;
+      if (gm * gn != threads) gm = threads, gn = 1;  // the pool gave fewer threads than planned
+      const std::int64_t rows = round_up(ceil_div(P.m, gm), MR), cols = round_up(ceil_div(P.n, gn), NR);
+      const std::int64_t i0 = min64(P.m, (t % gm) * rows), j0 = min64(P.n, (t / gm) * cols);
+      const std::int64_t i1 = min64(P.m, i0 + rows), j1 = min64(P.n, j0 + cols);
+      if (i0 < i1 && j0 < j1) block(P, a, b, c, i0, i1, j0, j1);
+    };
+    parallel_for_threads(P.threads, body);
+  }
+};
+
+}  // namespace
+}  // namespace gemmtune::cpu::GEMMTUNE_ISA_NAMESPACE
