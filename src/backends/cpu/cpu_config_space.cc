@@ -150,19 +150,25 @@ std::vector<KernelConfig> direct_configs(const Problem& p, SearchSpace space, co
   const std::int64_t vectors = std::min<std::int64_t>(4, (p.n() + lanes - 1) / lanes);
   std::vector<KernelConfig> configs;
   for (int threads : thread_counts(p, cpu)) {
-    auto add = [&](int algo, int micro_m, int micro_n) {
+    auto add = [&](int algo, int micro_m, int micro_n, int tile_isa = -1) {
       KernelConfig c;
       c.algo = algo;
       c.micro_m = micro_m;
       c.micro_n = micro_n;
       c.threads = threads;
-      c.isa = isa;
+      c.isa = tile_isa < 0 ? isa : tile_isa;
       if (check_cpu_limits(c, p, cpu).is_ok()) configs.push_back(c);
     };
     // All of C as one tile, when it fits the register file and one thread.
     const bool f32 = p.a_type() == DType::f32 && p.c_type() == DType::f32;
     if (f32 && strides.b_cs == 1 && threads == 1 && p.n() <= vectors * lanes && p.m() <= kMaxTileRows[vectors]) {
       add(kAlgoDirectTile, int(p.m()), int(vectors) * lanes);
+    }
+    // C no wider than half a 512-bit vector: the AVX2 tile, whose 256-bit multiply-adds Zen 4
+    // issues at twice the rate of 512-bit ones (which it splits in two) and no lane is padding.
+    constexpr int kHalfLanes = vector_lanes(kIsaAvx2);
+    if (f32 && strides.b_cs == 1 && threads == 1 && isa >= kIsaAvx512 && p.n() <= kHalfLanes) {
+      add(kAlgoDirectTile, int(p.m()), kHalfLanes, kIsaAvx2);
     }
     if (strides.b_cs == 1) {
       auto add_rows = [&](const MicroTile& t) {
