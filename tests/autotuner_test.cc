@@ -2,6 +2,10 @@
 // the process: it must drop each with the reason and still pick a correct kernel.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
+#include <thread>
+
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
@@ -167,6 +171,22 @@ TEST(Timing, InterleavedTimingReportsErrorsPerCandidate) {
   EXPECT_GT(calls, 3);
   EXPECT_FALSE(results[1].is_ok());
   EXPECT_EQ(results[1].status().message(), "boom");
+}
+
+TEST(Timing, AProcessOfOneIdleThreadIsQuiet) { EXPECT_TRUE(wait_until_process_quiet(1000)); }
+
+TEST(Timing, AThreadThatNeverStopsSpinningIsWaitedForOnlyUntilTheLimit) {
+  std::atomic<bool> stop{false};
+  std::thread spinner([&] {
+    while (!stop.load(std::memory_order_relaxed)) {
+    }
+  });
+  const auto start = std::chrono::steady_clock::now();
+  wait_until_process_quiet(20);
+  const double waited_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  stop = true;
+  spinner.join();
+  EXPECT_LT(waited_ms, 1000.0);  // bounded by the limit, whatever the spinner does
 }
 
 }  // namespace

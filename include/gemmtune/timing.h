@@ -18,6 +18,11 @@ struct TimingOptions {
   int samples = 7;
   // Untimed calls first: page faults, lazy initialisation and cold caches stay out of the numbers.
   int warmup_runs = 2;
+  // Before each sample of a candidate other than the one timed last, wait (at most this long)
+  // until no other thread of the process is running. A library's threads keep spinning after
+  // its call returns (libgomp, under oneDNN, for some 6 ms): on a machine of few cores they
+  // would take a core from whichever candidate is timed next. 0: do not wait.
+  double quiet_wait_ms = 20;
 };
 
 struct TimingStats {
@@ -30,6 +35,10 @@ struct TimingStats {
 // Median and MAD of per-call sample means, after dropping samples further than
 // 3 × 1.4826 × MAD from the median. Every timer of gemmtune reduces its samples with this.
 TimingStats summarize_samples(const std::vector<double>& per_call_us, std::int64_t calls_per_sample);
+
+// Waits, at most max_ms, until the process's other threads use less than a quarter of a core
+// (measured over short sleeps of the calling thread). True if they did.
+bool wait_until_process_quiet(double max_ms);
 
 // Times each callable. Samples are interleaved (A B C A B C …) so that drift of the machine
 // during the measurement cancels in the ratios between candidates. Samples further than

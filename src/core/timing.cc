@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <ctime>
+#include <thread>
 
 namespace gemmtune {
 namespace {
@@ -29,7 +31,28 @@ Result<double> run_batch(const std::function<Status()>& call, std::int64_t count
   return std::chrono::duration<double, std::micro>(Clock::now() - start).count();
 }
 
+double process_cpu_us() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return double(t.tv_sec) * 1e6 + double(t.tv_nsec) * 1e-3;
+}
+
 }  // namespace
+
+bool wait_until_process_quiet(double max_ms) {
+  constexpr auto kProbe = std::chrono::microseconds(200);
+  const auto deadline = Clock::now() + std::chrono::duration<double, std::milli>(max_ms);
+  do {
+    const double cpu_before = process_cpu_us();
+    const auto wall_before = Clock::now();
+    std::this_thread::sleep_for(kProbe);
+    // The calling thread sleeps: what the process used meanwhile, its other threads used.
+    const double others_us = process_cpu_us() - cpu_before;
+    const double wall_us = std::chrono::duration<double, std::micro>(Clock::now() - wall_before).count();
+    if (others_us < 0.25 * wall_us) return true;
+  } while (Clock::now() < deadline);
+  return false;
+}
 
 TimingStats summarize_samples(const std::vector<double>& per_call_us, std::int64_t calls) {
   TimingStats stats;
@@ -88,9 +111,19 @@ std::vector<Result<TimingStats>> time_interleaved(const std::vector<std::functio
   }
 
   std::vector<std::vector<double>> samples(count);
+  std::size_t timed_last = count;
   for (int s = 0; s < std::max(1, options.samples); ++s) {
     for (std::size_t i = 0; i < count; ++i) {
       if (!failed[i].is_ok()) continue;
+      if (timed_last != i && options.quiet_wait_ms > 0) {
+        wait_until_process_quiet(options.quiet_wait_ms);
+        // One untimed call: the caches and clocks the wait let go cold.
+        if (Status warm = run_batch(calls[i], 1).status(); !warm.is_ok()) {
+          failed[i] = warm;
+          continue;
+        }
+      }
+      timed_last = i;
       auto elapsed = run_batch(calls[i], calls_per_sample[i]);
       if (!elapsed.is_ok()) {
         failed[i] = elapsed.status();
