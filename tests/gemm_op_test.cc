@@ -68,9 +68,13 @@ TEST(Route, ParsesEveryPolicyAndRejectsOthers) {
 // Two sub-kernels forced apart by restricting backends per hint is not possible through the
 // API, so the injected timer decides among however many the hints produced.
 TEST(GemmOp, BenchmarkRoutingKeepsTheSubKernelTheTimerSaysIsFastest) {
-  auto session = *Session::create(fast_options());
+  // Our own kernels at hints past the tile kernels' heights: every sub-kernel can run 100³
+  // (a tile or libxsmm kernel picked for a tiny hint could not, and would not be timed).
+  SessionOptions session_options = fast_options();
+  session_options.tuning.backends = {"cpu"};
+  auto session = *Session::create(session_options);
   GemmOpOptions options;
-  options.hints = {8, 64, 256};
+  options.hints = {32, 64, 256};
   int calls = 0;
   std::size_t fastest = 0;
   options.timer = [&](const Problem&, const std::vector<GemmKernel*>& kernels) {
@@ -98,9 +102,14 @@ TEST(GemmOp, BenchmarkRoutingKeepsTheSubKernelTheTimerSaysIsFastest) {
 }
 
 TEST(GemmOp, DistanceRoutingFollowsTheNearestHint) {
-  auto session = *Session::create(fast_options());
+  // Our own kernels only, at hints they serve with kernels for any shape: a tile kernel (rows
+  // fixed at compile time, ≤ 24) or libxsmm's JIT code (one shape) picked for a tiny hint
+  // cannot run a neighbouring shape, and the route then falls back to the next nearest hint.
+  SessionOptions session_options = fast_options();
+  session_options.tuning.backends = {"cpu"};
+  auto session = *Session::create(session_options);
   GemmOpOptions options;
-  options.hints = {8, 128};
+  options.hints = {32, 128};
   options.route = *Route::parse("distance");
   auto op = *GemmOp::create(*session, square_family(), options);
   const auto& subs = op->sub_kernels();
@@ -112,7 +121,7 @@ TEST(GemmOp, DistanceRoutingFollowsTheNearestHint) {
     }
     return -1;
   };
-  EXPECT_EQ(*op->route(9, 9, 9), sub_of_hint(8));
+  EXPECT_EQ(*op->route(33, 33, 33), sub_of_hint(32));
   EXPECT_EQ(*op->route(100, 100, 100), sub_of_hint(128));
 }
 
