@@ -36,8 +36,8 @@ struct TimingStats {
 // 3 × 1.4826 × MAD from the median. Every timer of gemmtune reduces its samples with this.
 TimingStats summarize_samples(const std::vector<double>& per_call_us, std::int64_t calls_per_sample);
 
-// Waits, at most max_ms, until the process's other threads use less than a quarter of a core
-// (measured over short sleeps of the calling thread). True if they did.
+// Waits, at most max_ms, until no other thread of the process is running (none in state R in
+// /proc/self/task). True if none was at the end.
 bool wait_until_process_quiet(double max_ms);
 
 // Times each callable. Samples are interleaved (A B C A B C …) so that drift of the machine

@@ -1,9 +1,15 @@
 #include "gemmtune/timing.h"
 
+#include <dirent.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <ctime>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <thread>
 
 namespace gemmtune {
@@ -31,27 +37,45 @@ Result<double> run_batch(const std::function<Status()>& call, std::int64_t count
   return std::chrono::duration<double, std::micro>(Clock::now() - start).count();
 }
 
-double process_cpu_us() {
-  timespec t{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-  return double(t.tv_sec) * 1e6 + double(t.tv_nsec) * 1e-3;
+// Whether a thread of this process other than the caller is running or waiting for a core
+// (state R in /proc): a spinning thread is; one asleep on a futex is not.
+bool other_thread_running() {
+  const pid_t self = pid_t(syscall(SYS_gettid));
+  DIR* tasks = opendir("/proc/self/task");
+  if (tasks == nullptr) return false;
+  bool running = false;
+  while (const dirent* entry = readdir(tasks)) {
+    if (entry->d_name[0] == '.' || std::atoi(entry->d_name) == self) continue;
+    char path[64];
+    std::snprintf(path, sizeof path, "/proc/self/task/%s/stat", entry->d_name);
+    FILE* stat = std::fopen(path, "r");
+    if (stat == nullptr) continue;  // the thread ended
+    char text[256];
+    const std::size_t length = std::fread(text, 1, sizeof text - 1, stat);
+    std::fclose(stat);
+    text[length] = '\0';
+    // "tid (name) S ...": the state follows the last ')', as the name may hold one.
+    const char* close = std::strrchr(text, ')');
+    if (close != nullptr && close[1] == ' ' && close[2] == 'R') {
+      running = true;
+      break;
+    }
+  }
+  closedir(tasks);
+  return running;
 }
 
 }  // namespace
 
 bool wait_until_process_quiet(double max_ms) {
-  constexpr auto kProbe = std::chrono::microseconds(200);
   const auto deadline = Clock::now() + std::chrono::duration<double, std::milli>(max_ms);
-  do {
-    const double cpu_before = process_cpu_us();
-    const auto wall_before = Clock::now();
-    std::this_thread::sleep_for(kProbe);
-    // The calling thread sleeps: what the process used meanwhile, its other threads used.
-    const double others_us = process_cpu_us() - cpu_before;
-    const double wall_us = std::chrono::duration<double, std::micro>(Clock::now() - wall_before).count();
-    if (others_us < 0.25 * wall_us) return true;
-  } while (Clock::now() < deadline);
-  return false;
+  // Checked without sleeping first: when nothing spins, as between two of our own kernels,
+  // the wait costs a look at /proc and leaves the core warm.
+  while (other_thread_running()) {
+    if (Clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+  }
+  return true;
 }
 
 TimingStats summarize_samples(const std::vector<double>& per_call_us, std::int64_t calls) {
