@@ -19,6 +19,8 @@ using Clock = std::chrono::steady_clock;
 
 // Calls per sample are capped so a sub-nanosecond mistake cannot loop for ever.
 constexpr std::int64_t kMaxCallsPerSample = std::int64_t(1) << 24;
+// Untimed time of a candidate after a quiet wait, before its sample.
+constexpr double kSettleUs = 200;
 
 double median_of(std::vector<double> values) {
   if (values.empty()) return 0;
@@ -141,8 +143,11 @@ std::vector<Result<TimingStats>> time_interleaved(const std::vector<std::functio
       if (!failed[i].is_ok()) continue;
       if (timed_last != i && options.quiet_wait_ms > 0) {
         wait_until_process_quiet(options.quiet_wait_ms);
-        // One untimed call: the caches and clocks the wait let go cold.
-        if (Status warm = run_batch(calls[i], 1).status(); !warm.is_ok()) {
+        // Untimed calls for ~kSettleUs (at least one): the worker threads the wait let fall
+        // asleep, whose cores a VM may have halted, are awake and spinning again.
+        const std::int64_t settle =
+            std::clamp<std::int64_t>(calls_per_sample[i] * kSettleUs / std::max(min_sample_us, 1.0), 1, calls_per_sample[i]);
+        if (Status warm = run_batch(calls[i], settle).status(); !warm.is_ok()) {
           failed[i] = warm;
           continue;
         }
