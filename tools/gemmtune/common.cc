@@ -158,16 +158,19 @@ Result<ShapeComparison> compare_with_peers(Session& session, const Problem& prob
   std::vector<std::unique_ptr<GemmKernel>> kernels;
   std::vector<GemmKernel*> timed;
   std::vector<std::size_t> slot;  // the peer each timed kernel belongs to
+  std::vector<bool> first;        // whether it is its peer's first config
   for (const std::string& name : peers) {
     PeerTime peer;
     peer.backend = name;
     auto configs = session.configs(problem, name);
     if (configs.is_ok() && configs->empty()) configs = std::vector<KernelConfig>{KernelConfig{}};
-    for (const KernelConfig& config : configs.is_ok() ? *configs : std::vector<KernelConfig>{}) {
-      auto kernel = session.kernel(problem, name, config);
+    const std::vector<KernelConfig> candidates = configs.is_ok() ? *configs : std::vector<KernelConfig>{};
+    for (std::size_t c = 0; c < candidates.size(); ++c) {
+      auto kernel = session.kernel(problem, name, candidates[c]);
       if (kernel.is_ok()) {
         kernels.push_back(std::move(kernel).value());
         timed.push_back(kernels.back().get());
+        first.push_back(c == 0);
         slot.push_back(out.peers.size());
       } else if (peer.note.empty()) {
         peer.note = kernel.status().message();
@@ -182,6 +185,10 @@ Result<ShapeComparison> compare_with_peers(Session& session, const Problem& prob
   for (std::size_t i = 1; i < stats.size(); ++i) {
     PeerTime& peer = out.peers[slot[i - 1]];
     if (stats[i].is_ok()) {
+      if (first[i - 1]) {
+        peer.default_us = stats[i]->median_us;
+        peer.default_config = timed[i - 1]->config().to_string();
+      }
       if (peer.time_us < 0 || stats[i]->median_us < peer.time_us) {
         peer.time_us = stats[i]->median_us;
         peer.config = timed[i - 1]->config().to_string();
@@ -317,6 +324,11 @@ nlohmann::json comparison_json(const std::vector<ShapeComparison>& rows) {
       nlohmann::json p;
       if (peer.time_us > 0) {
         p = {{"time_us", peer.time_us}, {"ratio", peer.time_us / row.gemmtune_us}, {"config", peer.config}};
+        if (peer.default_us > 0) {
+          p["default_time_us"] = peer.default_us;
+          p["default_ratio"] = peer.default_us / row.gemmtune_us;
+          p["default_config"] = peer.default_config;
+        }
       } else {
         p = {{"time_us", nullptr}, {"note", peer.note}};
       }

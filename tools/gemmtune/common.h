@@ -38,6 +38,10 @@ struct PeerTime {
   double time_us = -1;  // -1: the peer cannot run this problem
   std::string config;   // the peer's fastest config
   std::string note;     // why not
+  // The peer's first config, what a caller of the library gets without tuning it (cuBLASLt:
+  // its first heuristic algorithm; oneDNN: every core): -1 if it could not run.
+  double default_us = -1;
+  std::string default_config;
 };
 struct ShapeComparison {
   std::string problem;
