@@ -2,8 +2,11 @@
 // one hint alone, run at every runtime size; "after": the multi-kernel op (one sub-kernel per
 // hint, shapes routed), run at every runtime size; "best": what a full tuning of each runtime
 // size reaches. Times in ms.
+#include <unistd.h>
+
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <fstream>
 #include <iostream>
@@ -137,6 +140,28 @@ int run_hints_table(int argc, char** argv) {
   }
   auto options = session_options_from(*args);
   if (!options.is_ok()) return fail(options.status());
+  // Each size is tuned once and its pick shared by the columns, as a program's session shares
+  // it: at a runtime size equal to a hint, "best", the hint's "before" kernel and the op's
+  // sub-kernel are then one kernel, and the table shows routing, not the spread between
+  // separate tunings of one shape. Without a store (--cache off), a scratch file holds them.
+  std::string scratch_store;
+  if (options->store.mode == StoreMode::off || options->store.resolved_path() == "off") {
+    char name[] = "/tmp/gemmtune-hints-XXXXXX";
+    const int fd = mkstemp(name);
+    if (fd < 0) return fail(Status(ErrorCode::io_error, "cannot create a scratch tuning store in /tmp"));
+    close(fd);
+    scratch_store = name;
+    options->store.path = scratch_store;
+    options->store.mode = StoreMode::read_write;
+    options->store.redis_url.clear();
+  }
+  struct RemoveScratch {
+    const std::string& path;
+    ~RemoveScratch() {
+      if (path.empty()) return;
+      for (const char* suffix : {"", "-wal", "-shm"}) std::remove((path + suffix).c_str());
+    }
+  } remove_scratch{scratch_store};
   auto session = Session::create(*options);
   if (!session.is_ok()) return fail(session.status());
 
@@ -171,7 +196,7 @@ int run_hints_table(int argc, char** argv) {
     std::fprintf(stderr, "best: tuning size %lld\n", (long long)r);
     auto problem = problem_at(r);
     if (!problem.is_ok()) return fail(invalid_argument(problem.status().message()));
-    auto report = (*session)->tune(*problem);
+    auto report = (*session)->tune_or_load(*problem);
     if (!report.is_ok()) return fail(report.status());
     best_picks.push_back(*report->best_choice());
     table.best_pick.push_back(report->best_choice()->backend + " " + report->best_choice()->config.to_string());
@@ -180,7 +205,7 @@ int run_hints_table(int argc, char** argv) {
     std::fprintf(stderr, "before: tuning hint %lld alone\n", (long long)h);
     auto hint_problem = problem_at(h);
     if (!hint_problem.is_ok()) return fail(invalid_argument(hint_problem.status().message()));
-    auto report = (*session)->tune(*hint_problem);
+    auto report = (*session)->tune_or_load(*hint_problem);
     if (!report.is_ok()) return fail(report.status());
     hint_picks.push_back(*report->best_choice());
   }
