@@ -16,6 +16,9 @@ SessionOptions fast_options() {
   options.tuning.timing.samples = 1;
   options.tuning.timing.min_sample_ms = 0.05;
   options.tuning.timing.warmup_runs = 0;
+  // No store: a pick or route left by an earlier run in the user's cache would be loaded
+  // instead of decided here.
+  options.store.mode = StoreMode::off;
   return options;
 }
 
@@ -123,6 +126,26 @@ TEST(GemmOp, DistanceRoutingFollowsTheNearestHint) {
   };
   EXPECT_EQ(*op->route(33, 33, 33), sub_of_hint(32));
   EXPECT_EQ(*op->route(100, 100, 100), sub_of_hint(128));
+}
+
+// Our kernels' pick for 8³ is usually a tile kernel, whose rows are fixed at compile time: it
+// cannot run 9³, nor can any other sub-kernel here. Such a shape is tuned instead of failing.
+TEST(GemmOp, AShapeNoSubKernelCanRunGetsATuningOfItsOwn) {
+  SessionOptions session_options = fast_options();
+  session_options.tuning.backends = {"cpu"};
+  auto session = *Session::create(session_options);
+  for (const char* route : {"distance", "benchmark"}) {
+    GemmOpOptions options;
+    options.hints = {8};
+    options.route = *Route::parse(route);
+    auto op = *GemmOp::create(*session, square_family(), options);
+    const Problem p = *op->problem_at(9, 9, 9);
+    TestBuffers buffers(p, 9);
+    std::vector<float> expected(std::size_t(p.c_elements())), c(expected.size());
+    reference_gemm(p, buffers.a(), buffers.b(), expected.data());
+    ASSERT_TRUE(op->run(9, 9, 9, buffers.a(), buffers.b(), c.data()).is_ok()) << route;
+    for (std::size_t e = 0; e < c.size(); ++e) ASSERT_NEAR(c[e], expected[e], 1e-4) << route << " element " << e;
+  }
 }
 
 TEST(GemmOp, FixedRoutingAlwaysUsesItsSubKernelAndAutotuneTunesAfresh) {

@@ -145,22 +145,25 @@ struct GemmOp::Impl {
     return Problem::create(spec);
   }
 
+  // A fresh tuning of the shape (Routed::sub stays -1).
+  Result<Routed> tuned(const Problem& problem) {
+    Routed routed;
+    GEMMTUNE_ASSIGN_OR_RETURN(TuneReport report, session.tune(problem));
+    const ChoiceReport* best = report.best_choice();
+    GEMMTUNE_ASSIGN_OR_RETURN(routed.kernel, session.kernel(problem, best->backend, best->config));
+    return routed;
+  }
+
   // The sub-kernel for a new shape, by the op's policy; -1 means a fresh tuning.
   Result<Routed> decide(const Problem& problem) {
     Routed routed;
     const Route& route = options.route;
-    if (route.policy == RoutePolicy::autotune) {
-      GEMMTUNE_ASSIGN_OR_RETURN(TuneReport report, session.tune(problem));
-      const ChoiceReport* best = report.best_choice();
-      GEMMTUNE_ASSIGN_OR_RETURN(routed.kernel, session.kernel(problem, best->backend, best->config));
-      return routed;
-    }
+    if (route.policy == RoutePolicy::autotune) return tuned(problem);
     if (route.policy == RoutePolicy::fixed) {
       routed.sub = route.fixed_index;
     } else if (route.policy == RoutePolicy::distance || subs.size() == 1) {
       // The nearest hint's sub-kernel; when it cannot run this shape (a cuBLASLt heuristic
       // rank that this shape's heuristics do not reach, say), the next nearest.
-      Status last = unsupported("the op has no sub-kernels");
       for (int hint : hints_by_distance(hint_shapes, {problem.m(), problem.n(), problem.k()})) {
         routed.sub = hint_to_sub[std::size_t(hint)];
         const SubKernel& sub = subs[std::size_t(routed.sub)];
@@ -169,9 +172,10 @@ struct GemmOp::Impl {
           routed.kernel = std::move(kernel).value();
           return routed;
         }
-        last = kernel.status();
       }
-      return last;
+      // No sub-kernel runs this shape (every hint picked a kernel made for its exact shape, a
+      // tile or a libxsmm JIT kernel, say): it gets a tuning of its own.
+      return tuned(problem);
     } else {
       return benchmark(problem);
     }
@@ -192,7 +196,7 @@ struct GemmOp::Impl {
       timed.push_back(kernels[i].get());
       timed_sub.push_back(i);
     }
-    if (timed.empty()) return unsupported("no sub-kernel of this op can run " + problem.describe());
+    if (timed.empty()) return tuned(problem);  // as the distance route does
     std::vector<Result<TimingStats>> stats = options.timer ? options.timer(problem, timed)
                                                            : session.time_kernels(problem, timed, session.options().tuning.timing);
     if (stats.size() != timed.size()) return internal_error("the op's timer returned the wrong number of results");
