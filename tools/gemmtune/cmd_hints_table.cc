@@ -116,7 +116,9 @@ int run_hints_table(int argc, char** argv) {
       std::cout << usage("hints-table",
                          "The multi-kernel table: a kernel tuned for each hint alone run at every runtime size\n"
                          "(before), the multi-kernel op at every runtime size (after), and the best a full\n"
-                         "tuning of each runtime size reaches. Times in ms.",
+                         "tuning of each runtime size reaches. Each size is tuned once (or loaded from the\n"
+                         "store) and shared by the three, so a size equal to a hint runs one kernel in each\n"
+                         "column; with --cache off a scratch store holds the tunings for the run. Times in ms.",
                          specs);
       return kExitOk;
     }
