@@ -57,13 +57,14 @@ struct DispatchKeyHash {
 // Whether a problem has a key, read straight from the problem (no key built) and without a
 // branch per field: the dispatch path asks this on every call, and all fields are equal on the
 // path that matters.
-bool has_key(const Problem& p, const DispatchKey& key) {
+// `key_kinds` is kinds_word of the key, computed once when the key was remembered.
+bool has_key(const Problem& p, const DispatchKey& key, std::uint64_t key_kinds) {
   const ProblemKey& k = key.problem;
   const std::uint64_t diff =
       std::uint64_t(p.m() ^ k.m) | std::uint64_t(p.n() ^ k.n) | std::uint64_t(p.k() ^ k.k) |
       std::uint64_t(p.lda() ^ k.lda) | std::uint64_t(p.ldb() ^ k.ldb) | std::uint64_t(p.ldc() ^ k.ldc) |
       (kinds_word(p.a_type(), p.b_type(), p.c_type(), p.a_layout(), p.b_layout(), p.beta() == 0.0, p.allow_tf32()) ^
-       kinds_word(k.a_type, k.b_type, k.c_type, k.a_layout, k.b_layout, k.beta_zero, k.allow_tf32)) |
+       key_kinds) |
       (std::bit_cast<std::uint64_t>(p.alpha()) ^ std::bit_cast<std::uint64_t>(key.alpha)) |
       (std::bit_cast<std::uint64_t>(p.beta()) ^ std::bit_cast<std::uint64_t>(key.beta));
   return diff == 0;
@@ -76,6 +77,7 @@ bool has_key(const Problem& p, const DispatchKey& key) {
 struct LastHit {
   std::uint64_t session = 0;
   DispatchKey key;
+  std::uint64_t key_kinds = 0;  // kinds_word of key.problem
   const std::atomic<Kernel*>* slot = nullptr;
 };
 thread_local LastHit last_hit;
@@ -168,7 +170,7 @@ struct Session::Impl {
   // The kernel of the problem this thread dispatched last, if it is this one.
   Kernel* find_last(const Problem& problem) const {
     const LastHit& hit = last_hit;
-    if (hit.session == serial && has_key(problem, hit.key)) return hit.slot->load(std::memory_order_acquire);
+    if (hit.session == serial && has_key(problem, hit.key, hit.key_kinds)) return hit.slot->load(std::memory_order_acquire);
     return nullptr;
   }
 
@@ -178,6 +180,8 @@ struct Session::Impl {
     LastHit& hit = last_hit;
     hit.session = serial;
     hit.key = key;
+    const ProblemKey& p = key.problem;
+    hit.key_kinds = kinds_word(p.a_type, p.b_type, p.c_type, p.a_layout, p.b_layout, p.beta_zero, p.allow_tf32);
     hit.slot = slot;
     return slot->load(std::memory_order_acquire);
   }

@@ -36,7 +36,9 @@ int run_bench(int argc, char** argv) {
   if (!shapes.is_ok()) return fail(shapes.status());
 
   const std::vector<std::string> peers = peer_backends(**session, split_list(args->get("peers", "")));
-  if (peers.empty()) return fail(invalid_argument("--peers: none of these peer libraries is built in"));
+  if (peers.empty()) {
+    return fail(invalid_argument("--peers '" + args->get("peers", "") + "': none of these peer libraries is built in"));
+  }
   std::vector<ShapeComparison> rows;
   for (std::size_t i = 0; i < shapes->problems.size(); ++i) {
     const Problem& problem = shapes->problems[i];
