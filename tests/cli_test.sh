@@ -67,6 +67,7 @@ expect_fail "unknown device" "unknown device 'tpu'" tune --device tpu --m 5 --n 
 expect_fail "unknown backend" "backend 'nonesuch' is not available" tune --m 5 --n 3 --k 3 --backends nonesuch
 expect_fail "unknown command" "unknown command 'frobnicate'" frobnicate
 expect_fail "bench without shapes" "--shapes is required" bench
+expect_fail "unknown peer" "--peers 'nonesuch': none of these peer libraries" bench --shapes small --peers nonesuch
 expect_fail "unreadable shape file" "is not small, skinny, llm, square, random:COUNT:SEED or a readable file" bench --shapes /nonexistent
 printf '8 8 8\n# comment\n1 2\n' >"$tmp/bad_shapes"
 expect_fail "malformed shape file" "bad_shapes:3: expected three non-negative integers" bench --shapes "$tmp/bad_shapes"
