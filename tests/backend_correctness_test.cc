@@ -1,8 +1,10 @@
 // Every backend × dtype × layout against the reference, through the verifier the autotuner
 // uses: random inputs, poisoned output, guard bytes, normalized error per dtype. Shapes are odd,
-// tiny, zero-sized and padded, and every config of each backend's default list runs.
+// tiny, zero-sized and padded, and every config of each backend's default list runs, and the
+// per-call configs of the peers (libxsmm's lookup on every call).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <thread>
 #include <tuple>
@@ -85,7 +87,12 @@ class BackendCorrectness : public testing::TestWithParam<Case> {
     const ReferenceSample reference = compute_reference_sample(problem, buffers);
     int ran = 0;
     for (const auto& backend : backends()) {
-      for (const KernelConfig& config : backend->configs(problem, SearchSpace::default_space)) {
+      // The candidates, and the per-call configs `gemmtune bench` times the peers with.
+      std::vector<KernelConfig> configs = backend->configs(problem, SearchSpace::default_space);
+      for (const KernelConfig& c : backend->per_call_configs(problem)) {
+        if (std::find(configs.begin(), configs.end(), c) == configs.end()) configs.push_back(c);
+      }
+      for (const KernelConfig& config : configs) {
         auto kernel = backend->prepare(problem, config);
         if (!kernel.is_ok()) continue;  // e.g. oneDNN without f16 on this CPU: a skip, not a bug
         buffers.reset_c();

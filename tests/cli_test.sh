@@ -79,7 +79,14 @@ d = json.load(sys.stdin)
 assert len(d["shapes"]) == 2
 for s in d["shapes"]:
     assert s["gemmtune_us"] > 0 and "onednn" in s["peers"] and "openblas" in s["peers"], s
-assert "best_peer" in d["geomean_ratio"]
+    assert s["gemmtune_kernel_us"] > 0, s
+    # oneDNN per call is its sgemm (algo=1); OpenBLAS has no other way to be called.
+    assert s["peers"]["onednn"]["per_call_config"].endswith("algo=1"), s
+    assert s["peers"]["openblas"]["per_call_time_us"] > 0, s
+    if "libxsmm" in s["peers"] and s["peers"]["libxsmm"]["time_us"] is not None:
+        assert s["peers"]["libxsmm"]["per_call_config"] == "algo=1", s
+for key in ("best_peer", "best_peer_per_call", "best_peer_kernel"):
+    assert key in d["geomean_ratio"], key
 ' && grep -q "\[2/2\]" "$tmp/err"; then ok "bench --json on a shape file, progress on stderr"; else bad "bench --json"; fi
 
 echo "$passed passed, $failed failed"

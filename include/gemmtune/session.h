@@ -162,6 +162,12 @@ class Session {
   // capped, as the autotuner gets them); empty when it cannot run the problem.
   Result<std::vector<KernelConfig>> configs(const Problem& problem, std::string_view backend) const;
 
+  // The configs of one backend that do all of that library's own work per call, for comparing
+  // what a call costs when its shape is known only at the call, as Session::gemm's is
+  // (`gemmtune bench`): libxsmm looking its JIT kernel up on every call, oneDNN's sgemm (its
+  // matmul primitives are handles made once per shape). For most backends, its configs.
+  Result<std::vector<KernelConfig>> per_call_configs(const Problem& problem, std::string_view backend) const;
+
   // Times each kernel on the problem, interleaved in one run on the device's own random
   // operands (host memory and the wall clock on the CPU; device memory and CUDA events on a
   // GPU). One result per kernel, in order.

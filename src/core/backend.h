@@ -51,6 +51,12 @@ class Backend {
   // Kernels this backend has compiled so far in this process (JIT backends; cache hits do not
   // count). Tuning reports show it, so a warm cache is visible as zero compilations.
   virtual std::int64_t compilations() const { return 0; }
+  // Configs that do all of the library's own work per call (Session::per_call_configs), which
+  // may lie outside configs(): libxsmm's lookup on every call is never a candidate, as it is
+  // never faster than the kernel looked up once. By default every config already is one.
+  virtual std::vector<KernelConfig> per_call_configs(const Problem& problem) const {
+    return configs(problem, SearchSpace::default_space);
+  }
 };
 
 using BackendList = std::vector<std::unique_ptr<Backend>>;

@@ -500,6 +500,14 @@ Result<std::vector<KernelConfig>> Session::configs(const Problem& problem, std::
   return not_found("backend '" + std::string(backend_name) + "' is not available on " + impl_->device.name);
 }
 
+Result<std::vector<KernelConfig>> Session::per_call_configs(const Problem& problem,
+                                                            std::string_view backend_name) const {
+  for (const auto& backend : impl_->backends) {
+    if (backend->name() == backend_name) return backend->per_call_configs(problem);
+  }
+  return not_found("backend '" + std::string(backend_name) + "' is not available on " + impl_->device.name);
+}
+
 Result<PickInfo> Session::pick(const Problem& problem) const {
   std::shared_lock lock(impl_->table_mutex);
   auto it = impl_->picks.find(ProblemKey::of(problem));

@@ -21,7 +21,10 @@ int run_bench(int argc, char** argv) {
       std::cout << usage("bench",
                          "Tunes each shape, then times gemmtune (dispatch included) against every peer backend,\n"
                          "interleaved in the same run, each peer at its fastest config. Ratios are peer time /\n"
-                         "gemmtune time; 'best peer' is the fastest peer of each shape.",
+                         "gemmtune time; 'best peer' is the fastest peer of each shape. 'per call' compares with\n"
+                         "each peer called the way a program that learns the shape at the call calls it, as\n"
+                         "gemmtune's dispatch is (libxsmm: its lookup on every call; oneDNN: sgemm); --json adds\n"
+                         "gemmtune's pick called as a handle against the peers' handles (best_peer_kernel).",
                          specs);
       return kExitOk;
     }

@@ -154,24 +154,36 @@ Result<ShapeComparison> compare_with_peers(Session& session, const Problem& prob
   out.pick_backend = pick.backend;
   out.pick_config = pick.config.to_string();
 
-  // Every config of every peer, timed in one interleaved run; each peer keeps its fastest.
-  std::vector<std::unique_ptr<GemmKernel>> kernels;
-  std::vector<GemmKernel*> timed;
-  std::vector<std::size_t> slot;  // the peer each timed kernel belongs to
-  std::vector<bool> first;        // whether it is its peer's first config
+  // Timed in one interleaved run after Session::gemm: gemmtune's pick called as a kernel
+  // handle (no dispatch), then every config of every peer and its per-call configs; each peer
+  // keeps its fastest of each kind.
+  struct Timed {
+    std::unique_ptr<GemmKernel> kernel;
+    std::size_t peer;  // index into out.peers; peers.size() for gemmtune's own handle
+    bool first = false, handle = false, per_call = false;
+  };
+  std::vector<Timed> timed;
+  if (auto own = session.kernel(problem, pick.backend, pick.config); own.is_ok()) {
+    timed.push_back({std::move(own).value(), peers.size()});
+  }
   for (const std::string& name : peers) {
     PeerTime peer;
     peer.backend = name;
     auto configs = session.configs(problem, name);
     if (configs.is_ok() && configs->empty()) configs = std::vector<KernelConfig>{KernelConfig{}};
-    const std::vector<KernelConfig> candidates = configs.is_ok() ? *configs : std::vector<KernelConfig>{};
-    for (std::size_t c = 0; c < candidates.size(); ++c) {
-      auto kernel = session.kernel(problem, name, candidates[c]);
+    const std::vector<KernelConfig> handles = configs.is_ok() ? *configs : std::vector<KernelConfig>{};
+    auto per_call_list = session.per_call_configs(problem, name);
+    const std::vector<KernelConfig> per_call = per_call_list.is_ok() ? *per_call_list : std::vector<KernelConfig>{};
+    std::vector<KernelConfig> all = handles;
+    for (const KernelConfig& c : per_call) {
+      if (std::find(all.begin(), all.end(), c) == all.end()) all.push_back(c);
+    }
+    for (std::size_t c = 0; c < all.size(); ++c) {
+      auto kernel = session.kernel(problem, name, all[c]);
       if (kernel.is_ok()) {
-        kernels.push_back(std::move(kernel).value());
-        timed.push_back(kernels.back().get());
-        first.push_back(c == 0);
-        slot.push_back(out.peers.size());
+        const bool is_handle = c < handles.size();
+        const bool is_per_call = std::find(per_call.begin(), per_call.end(), all[c]) != per_call.end();
+        timed.push_back({std::move(kernel).value(), out.peers.size(), c == 0, is_handle, is_per_call});
       } else if (peer.note.empty()) {
         peer.note = kernel.status().message();
       }
@@ -179,24 +191,32 @@ Result<ShapeComparison> compare_with_peers(Session& session, const Problem& prob
     if (!configs.is_ok()) peer.note = configs.status().message();
     out.peers.push_back(peer);
   }
-  std::vector<Result<TimingStats>> stats = session.time_with_peers(problem, timed, timing);
+  std::vector<GemmKernel*> kernels;
+  for (const Timed& t : timed) kernels.push_back(t.kernel.get());
+  std::vector<Result<TimingStats>> stats = session.time_with_peers(problem, kernels, timing);
   if (!stats[0].is_ok()) return stats[0].status();
   out.gemmtune_us = stats[0]->median_us;
-  for (std::size_t i = 1; i < stats.size(); ++i) {
-    PeerTime& peer = out.peers[slot[i - 1]];
-    if (stats[i].is_ok()) {
-      if (first[i - 1]) {
-        peer.default_us = stats[i]->median_us;
-        peer.default_config = timed[i - 1]->config().to_string();
-      }
-      if (peer.time_us < 0 || stats[i]->median_us < peer.time_us) {
-        peer.time_us = stats[i]->median_us;
-        peer.config = timed[i - 1]->config().to_string();
-        peer.note.clear();
-      }
-    } else if (peer.time_us < 0) {
-      peer.note = stats[i].status().message();
+  auto keep_fastest = [](double& best, std::string& best_config, double us, const GemmKernel& kernel) {
+    if (best < 0 || us < best) best = us, best_config = kernel.config().to_string();
+  };
+  for (std::size_t i = 0; i < timed.size(); ++i) {
+    const Timed& t = timed[i];
+    const Result<TimingStats>& s = stats[i + 1];
+    if (t.peer == peers.size()) {
+      if (s.is_ok()) out.gemmtune_kernel_us = s->median_us;
+      continue;
     }
+    PeerTime& peer = out.peers[t.peer];
+    if (!s.is_ok()) {
+      if (peer.time_us < 0 && peer.note.empty()) peer.note = s.status().message();
+      continue;
+    }
+    if (t.first) peer.default_us = s->median_us, peer.default_config = t.kernel->config().to_string();
+    if (t.handle) keep_fastest(peer.time_us, peer.config, s->median_us, *t.kernel);
+    if (t.per_call) keep_fastest(peer.per_call_us, peer.per_call_config, s->median_us, *t.kernel);
+  }
+  for (PeerTime& peer : out.peers) {
+    if (peer.time_us > 0) peer.note.clear();
   }
   return out;
 }
@@ -248,7 +268,8 @@ double geometric_mean(const std::vector<double>& values) {
 namespace gemmtune::cli {
 namespace {
 
-// The fastest peer of a shape; null when none could run it.
+// The fastest peer of a shape by its fastest config (a handle made once per shape), or by its
+// per-call configs; null when none could run it.
 const PeerTime* best_peer(const ShapeComparison& row) {
   const PeerTime* best = nullptr;
   for (const PeerTime& peer : row.peers) {
@@ -256,8 +277,19 @@ const PeerTime* best_peer(const ShapeComparison& row) {
   }
   return best;
 }
+const PeerTime* best_peer_per_call(const ShapeComparison& row) {
+  const PeerTime* best = nullptr;
+  for (const PeerTime& peer : row.peers) {
+    if (peer.per_call_us > 0 && (best == nullptr || peer.per_call_us < best->per_call_us)) best = &peer;
+  }
+  return best;
+}
 
-// Per peer, and against the best peer of each shape, the ratios peer time / gemmtune time.
+// Per peer, and against the best peer of each shape, the ratios peer time / gemmtune time, in
+// the three pairings: Session::gemm against each peer's fastest config ("best_peer", the
+// strictest), against each peer's per-call configs ("best_peer_per_call": the shape given at
+// every call on both sides), and gemmtune's pick as a handle against the peers' handles
+// ("best_peer_kernel": dispatch left out on both sides).
 std::map<std::string, std::vector<double>> ratios_by_peer(const std::vector<ShapeComparison>& rows) {
   std::map<std::string, std::vector<double>> ratios;
   for (const ShapeComparison& row : rows) {
@@ -265,7 +297,13 @@ std::map<std::string, std::vector<double>> ratios_by_peer(const std::vector<Shap
     for (const PeerTime& peer : row.peers) {
       if (peer.time_us > 0) ratios[peer.backend].push_back(peer.time_us / row.gemmtune_us);
     }
-    if (const PeerTime* best = best_peer(row)) ratios["best_peer"].push_back(best->time_us / row.gemmtune_us);
+    if (const PeerTime* best = best_peer(row)) {
+      ratios["best_peer"].push_back(best->time_us / row.gemmtune_us);
+      if (row.gemmtune_kernel_us > 0) ratios["best_peer_kernel"].push_back(best->time_us / row.gemmtune_kernel_us);
+    }
+    if (const PeerTime* best = best_peer_per_call(row)) {
+      ratios["best_peer_per_call"].push_back(best->per_call_us / row.gemmtune_us);
+    }
   }
   return ratios;
 }
@@ -282,7 +320,7 @@ std::string comparison_table(const std::vector<ShapeComparison>& rows) {
     std::snprintf(line, sizeof line, " %12s %8s", (peer.backend + " us").c_str(), "ratio");
     out += line;
   }
-  out += "  best peer\n";
+  out += "  best peer  per call\n";
   for (const ShapeComparison& row : rows) {
     const std::string shape = std::to_string(row.m) + " " + std::to_string(row.n) + " " + std::to_string(row.k);
     std::snprintf(line, sizeof line, "%-22s %12.2f  %-9s", shape.c_str(), row.gemmtune_us, row.pick_backend.c_str());
@@ -297,6 +335,10 @@ std::string comparison_table(const std::vector<ShapeComparison>& rows) {
     }
     if (const PeerTime* best = best_peer(row)) {
       std::snprintf(line, sizeof line, "  %.2fx %s", best->time_us / row.gemmtune_us, best->backend.c_str());
+      out += line;
+    }
+    if (const PeerTime* best = best_peer_per_call(row)) {
+      std::snprintf(line, sizeof line, "  %.2fx %s", best->per_call_us / row.gemmtune_us, best->backend.c_str());
       out += line;
     }
     out += "\n";
@@ -329,24 +371,39 @@ nlohmann::json comparison_json(const std::vector<ShapeComparison>& rows) {
           p["default_ratio"] = peer.default_us / row.gemmtune_us;
           p["default_config"] = peer.default_config;
         }
+        if (peer.per_call_us > 0) {
+          p["per_call_time_us"] = peer.per_call_us;
+          p["per_call_ratio"] = peer.per_call_us / row.gemmtune_us;
+          p["per_call_config"] = peer.per_call_config;
+        }
       } else {
         p = {{"time_us", nullptr}, {"note", peer.note}};
       }
       peers[peer.backend] = p;
     }
-    nlohmann::json best = nullptr;
+    nlohmann::json best = nullptr, best_kernel = nullptr, best_per_call = nullptr;
     if (const PeerTime* b = best_peer(row)) {
       best = {{"backend", b->backend}, {"time_us", b->time_us}, {"ratio", b->time_us / row.gemmtune_us}};
+      if (row.gemmtune_kernel_us > 0) {
+        best_kernel = {{"backend", b->backend}, {"time_us", b->time_us}, {"ratio", b->time_us / row.gemmtune_kernel_us}};
+      }
+    }
+    if (const PeerTime* b = best_peer_per_call(row)) {
+      best_per_call = {{"backend", b->backend}, {"time_us", b->per_call_us}, {"ratio", b->per_call_us / row.gemmtune_us}};
     }
     shapes.push_back({{"m", row.m},
                       {"n", row.n},
                       {"k", row.k},
                       {"problem", row.problem},
                       {"gemmtune_us", row.gemmtune_us},
+                      {"gemmtune_kernel_us", row.gemmtune_kernel_us > 0 ? nlohmann::json(row.gemmtune_kernel_us)
+                                                                         : nlohmann::json(nullptr)},
                       {"pick", {{"backend", row.pick_backend}, {"config", row.pick_config}}},
                       {"tuning_s", row.tuning_s},
                       {"peers", peers},
-                      {"best_peer", best}});
+                      {"best_peer", best},
+                      {"best_peer_per_call", best_per_call},
+                      {"best_peer_kernel", best_kernel}});
   }
   nlohmann::json means = nlohmann::json::object(), lowest = nlohmann::json::object();
   for (const auto& [peer, ratios] : ratios_by_peer(rows)) {
@@ -356,7 +413,11 @@ nlohmann::json comparison_json(const std::vector<ShapeComparison>& rows) {
   return {{"shapes", shapes},
           {"geomean_ratio", means},
           {"min_ratio", lowest},
-          {"ratio", "peer time / gemmtune time; above 1 gemmtune is faster"}};
+          {"ratio",
+           "peer time / gemmtune time; above 1 gemmtune is faster. best_peer: Session::gemm (dispatch included) "
+           "against each peer's fastest config; best_peer_per_call: against each peer's per-call configs (the shape "
+           "given at the call on both sides: libxsmm's lookup, oneDNN's sgemm); best_peer_kernel: gemmtune's pick "
+           "called as a handle against the peers' fastest configs (no dispatch on either side)"}};
 }
 
 }  // namespace gemmtune::cli

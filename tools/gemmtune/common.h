@@ -42,11 +42,17 @@ struct PeerTime {
   // its first heuristic algorithm; oneDNN: every core): -1 if it could not run.
   double default_us = -1;
   std::string default_config;
+  // The fastest of the configs that do all of the library's work per call, with the shape
+  // given at the call as Session::gemm's is (libxsmm's lookup, oneDNN's sgemm; for OpenBLAS
+  // every config): -1 if none ran.
+  double per_call_us = -1;
+  std::string per_call_config;
 };
 struct ShapeComparison {
   std::string problem;
   std::int64_t m = 0, n = 0, k = 0;
-  double gemmtune_us = 0;
+  double gemmtune_us = 0;          // Session::gemm, dispatch included
+  double gemmtune_kernel_us = -1;  // the pick's kernel called as a handle, no dispatch
   std::string pick_backend;
   std::string pick_config;
   double tuning_s = 0;

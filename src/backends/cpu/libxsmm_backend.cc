@@ -8,6 +8,12 @@
 //
 // The library is linked with libxsmmnoblas: when its JIT cannot take a shape, dispatch returns
 // no kernel rather than falling back to a BLAS it would have to link.
+//
+// Two configs: algo 0, the kernel looked up once when prepared (the candidate gemmtune tunes
+// with), and algo 1, libxsmm's lookup on every call and then the kernel: what a program whose
+// shapes come at run time pays per call when it uses libxsmm directly, and what `gemmtune bench`
+// compares Session::gemm's dispatch-included calls with (per_call_configs). Algo 1 is never a
+// candidate: it is algo 0 plus the lookup.
 #include <libxsmm.h>
 
 #include "cpu_backends.h"
@@ -20,6 +26,26 @@ struct Dispatch {
   std::string why;  // when fn is null
 };
 
+// libxsmm_smmdispatch's arguments for a problem.
+struct Descriptor {
+  libxsmm_blasint m, n, k, lda, ldb, ldc;
+  float alpha, beta;
+  int flags, prefetch;
+  libxsmm_smmfunction lookup() const {
+    return libxsmm_smmdispatch(m, n, k, &lda, &ldb, &ldc, &alpha, &beta, &flags, &prefetch);
+  }
+};
+
+Descriptor descriptor(const Problem& p) {
+  // libxsmm's A is gemmtune's B: transposed unless B is row-major; likewise for A.
+  int flags = LIBXSMM_GEMM_FLAG_NONE;
+  if (p.b_layout() != Layout::row_major) flags |= LIBXSMM_GEMM_FLAG_TRANS_A;
+  if (p.a_layout() != Layout::row_major) flags |= LIBXSMM_GEMM_FLAG_TRANS_B;
+  return {libxsmm_blasint(p.n()), libxsmm_blasint(p.m()), libxsmm_blasint(p.k()),
+          libxsmm_blasint(p.ldb()), libxsmm_blasint(p.lda()), libxsmm_blasint(p.ldc()),
+          1.0f, float(p.beta()), flags, LIBXSMM_GEMM_PREFETCH_NONE};
+}
+
 Dispatch dispatch(const Problem& p) {
   if (p.a_type() != DType::f32 || p.c_type() != DType::f32) return {nullptr, "libxsmm backend does f32 only"};
   if (p.m() == 0 || p.n() == 0 || p.k() == 0) return {nullptr, "libxsmm is not used for zero-sized dims"};
@@ -31,18 +57,13 @@ Dispatch dispatch(const Problem& p) {
     return true;
   }();
   (void)initialised;
-  // libxsmm's A is gemmtune's B: transposed unless B is row-major; likewise for A.
-  int flags = LIBXSMM_GEMM_FLAG_NONE;
-  if (p.b_layout() != Layout::row_major) flags |= LIBXSMM_GEMM_FLAG_TRANS_A;
-  if (p.a_layout() != Layout::row_major) flags |= LIBXSMM_GEMM_FLAG_TRANS_B;
-  const libxsmm_blasint m = libxsmm_blasint(p.n()), n = libxsmm_blasint(p.m()), k = libxsmm_blasint(p.k());
-  const libxsmm_blasint lda = libxsmm_blasint(p.ldb()), ldb = libxsmm_blasint(p.lda()), ldc = libxsmm_blasint(p.ldc());
-  const float alpha = 1.0f, beta = float(p.beta());
-  const int prefetch = LIBXSMM_GEMM_PREFETCH_NONE;
-  libxsmm_smmfunction fn = libxsmm_smmdispatch(m, n, k, &lda, &ldb, &ldc, &alpha, &beta, &flags, &prefetch);
+  libxsmm_smmfunction fn = descriptor(p).lookup();
   if (fn == nullptr) return {nullptr, "libxsmm's JIT has no kernel for " + p.describe()};
   return {fn, ""};
 }
+
+constexpr int kLookedUpOnce = 0;
+constexpr int kLookedUpPerCall = 1;
 
 class LibxsmmKernel final : public Kernel {
  public:
@@ -56,6 +77,23 @@ class LibxsmmKernel final : public Kernel {
   libxsmm_smmfunction fn_;
 };
 
+// The lookup on every call: libxsmm's registry, keyed by the whole descriptor, as a caller
+// that knows the shape only now calls it (the descriptor's arguments are ready, as that
+// caller's would be: only libxsmm's own work is timed).
+class LibxsmmPerCallKernel final : public Kernel {
+ public:
+  explicit LibxsmmPerCallKernel(const Problem& problem) : descriptor_(descriptor(problem)) {}
+  Status run(const GemmArgs& args) override {
+    libxsmm_smmfunction fn = descriptor_.lookup();
+    if (fn == nullptr) return Status(ErrorCode::internal, "libxsmm's lookup lost a kernel it had");
+    fn(static_cast<const float*>(args.b), static_cast<const float*>(args.a), static_cast<float*>(args.c));
+    return Status::ok();
+  }
+
+ private:
+  Descriptor descriptor_;
+};
+
 class LibxsmmBackend final : public Backend {
  public:
   std::string_view name() const override { return "libxsmm"; }
@@ -64,14 +102,23 @@ class LibxsmmBackend final : public Backend {
     if (!can_implement(problem, {}).is_ok()) return {};
     return {KernelConfig{}};
   }
-  Status can_implement(const Problem& problem, const KernelConfig&) const override {
+  std::vector<KernelConfig> per_call_configs(const Problem& problem) const override {
+    KernelConfig per_call;
+    per_call.algo = kLookedUpPerCall;
+    if (!can_implement(problem, per_call).is_ok()) return {};
+    return {per_call};
+  }
+  Status can_implement(const Problem& problem, const KernelConfig& config) const override {
+    if (config.algo != kLookedUpOnce && config.algo != kLookedUpPerCall) {
+      return unsupported("libxsmm algo " + std::to_string(config.algo) + " is not 0 (looked up once) or 1 (per call)");
+    }
     Dispatch d = dispatch(problem);
     return d.fn != nullptr ? Status::ok() : unsupported(d.why);
   }
-  Result<std::unique_ptr<Kernel>> prepare(const Problem& problem, const KernelConfig&) const override {
-    Dispatch d = dispatch(problem);
-    if (d.fn == nullptr) return unsupported(d.why);
-    return std::unique_ptr<Kernel>(std::make_unique<LibxsmmKernel>(d.fn));
+  Result<std::unique_ptr<Kernel>> prepare(const Problem& problem, const KernelConfig& config) const override {
+    GEMMTUNE_RETURN_IF_ERROR(can_implement(problem, config));
+    if (config.algo == kLookedUpPerCall) return std::unique_ptr<Kernel>(std::make_unique<LibxsmmPerCallKernel>(problem));
+    return std::unique_ptr<Kernel>(std::make_unique<LibxsmmKernel>(dispatch(problem).fn));
   }
 };
 
