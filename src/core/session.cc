@@ -80,7 +80,11 @@ struct LastHit {
   std::uint64_t key_kinds = 0;  // kinds_word of key.problem
   const std::atomic<Kernel*>* slot = nullptr;
 };
-thread_local LastHit last_hit;
+// initial-exec: a plain %fs-relative access. The default model for code that may go into a
+// shared library calls __tls_get_addr on every access, some 2 ns of the ~4 ns dispatch; a
+// library loaded with the program (or dlopen'ed into glibc's surplus static TLS, which this
+// ~130-byte entry fits) may use this model.
+__attribute__((tls_model("initial-exec"))) thread_local LastHit last_hit;
 std::atomic<std::uint64_t> session_serial{0};
 
 struct Pick {
