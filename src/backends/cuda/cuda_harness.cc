@@ -131,7 +131,10 @@ class CudaHarness final : public Harness {
     }
     std::vector<std::vector<double>> samples(count);
     for (int s = 0; s < std::max(1, options.samples); ++s) {
-      for (std::size_t i = 0; i < count; ++i) {
+      // Each round starts one candidate later, as on the CPU (core/timing.cc): whatever the
+      // turn of a round does to the GPU falls on every candidate in turn, not on the first.
+      for (std::size_t j = 0; j < count; ++j) {
+        const std::size_t i = (j + std::size_t(s)) % count;
         if (!failed[i].is_ok()) continue;
         auto per_call = time_batch(*kernels[i], launches[i]);
         if (!per_call.is_ok()) {
