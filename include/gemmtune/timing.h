@@ -2,6 +2,7 @@
 // (shared/benchmarking.md).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -39,6 +40,14 @@ TimingStats summarize_samples(const std::vector<double>& per_call_us, std::int64
 // Waits, at most max_ms, until no other thread of the process is running (none in state R in
 // /proc/self/task). True if none was at the end.
 bool wait_until_process_quiet(double max_ms);
+
+// The candidate timed at `position` of round `round` when `count` are interleaved: each round
+// starts one candidate later (A B C, B C A, C A B …), so whatever happens at the turn of a
+// round (a library's threads winding down, the device's state) falls on every candidate in
+// turn rather than always on the first. Every interleaving timer of gemmtune uses this order.
+inline std::size_t interleaved_candidate(int round, std::size_t position, std::size_t count) {
+  return (position + std::size_t(round)) % count;
+}
 
 // Times each callable. Samples are interleaved (A B C A B C …) so that drift of the machine
 // during the measurement cancels in the ratios between candidates. Samples further than

@@ -230,7 +230,10 @@ struct GemmOp::Impl {
 
   std::string hints_text() const {
     std::string text;
-    for (std::int64_t hint : options.hints) text += (text.empty() ? "" : ",") + std::to_string(hint);
+    for (std::int64_t hint : options.hints) {
+      if (!text.empty()) text += ',';
+      text += std::to_string(hint);
+    }
     return text;
   }
 

@@ -171,6 +171,14 @@ struct Session::Impl {
   std::mutex routing_mutex;
   std::map<std::string, std::unique_ptr<GemmOp>> families;
 
+  // The backend of that name, or not_found naming the device.
+  Result<const Backend*> backend_named(std::string_view name) const {
+    for (const auto& backend : backends) {
+      if (backend->name() == name) return backend.get();
+    }
+    return not_found("backend '" + std::string(name) + "' is not available on " + device.name);
+  }
+
   // The kernel of the problem this thread dispatched last, if it is this one.
   Kernel* find_last(const Problem& problem) const {
     const LastHit& hit = last_hit;
@@ -353,15 +361,11 @@ Result<std::unique_ptr<Session>> Session::create(SessionOptions options) {
   GEMMTUNE_RETURN_IF_ERROR(options.routing.validate());
   auto impl = std::make_unique<Impl>();
   impl->backends = create_backends(device);
-  for (const std::string& name : options.tuning.backends) {
-    bool known = false;
-    for (const auto& backend : impl->backends) known = known || backend->name() == name;
-    if (!known) return not_found("backend '" + name + "' is not available on " + device.name);
-  }
-  impl->store = SessionStore::open(options.store);
-  load_lut_and_model(options, device, impl->backends);
-  impl->options = std::move(options);
   impl->device = std::move(device);
+  for (const std::string& name : options.tuning.backends) GEMMTUNE_RETURN_IF_ERROR(impl->backend_named(name).status());
+  impl->store = SessionStore::open(options.store);
+  load_lut_and_model(options, impl->device, impl->backends);
+  impl->options = std::move(options);
   auto session = std::unique_ptr<Session>(new Session(std::move(impl)));
   session->impl_->self = session.get();
   return session;
@@ -464,13 +468,7 @@ Result<TuneReport> Session::tune_or_load(const Problem& problem) {
 
 Result<std::unique_ptr<GemmKernel>> Session::kernel(const Problem& problem, std::string_view backend_name,
                                                     const KernelConfig& config) {
-  const Backend* backend = nullptr;
-  for (const auto& b : impl_->backends) {
-    if (b->name() == backend_name) backend = b.get();
-  }
-  if (backend == nullptr) {
-    return not_found("backend '" + std::string(backend_name) + "' is not available on " + impl_->device.name);
-  }
+  GEMMTUNE_ASSIGN_OR_RETURN(const Backend* backend, impl_->backend_named(backend_name));
   KernelConfig chosen = config;
   if (chosen == KernelConfig{}) {
     std::vector<KernelConfig> configs = backend->configs(problem, SearchSpace::default_space);
@@ -489,27 +487,19 @@ Result<std::unique_ptr<GemmKernel>> Session::kernel(const Problem& problem, std:
 
 Result<ShapeMeasurement> Session::measure_configs(const Problem& problem, const SweepOptions& options) {
   std::lock_guard guard(impl_->tune_mutex);
-  for (const std::string& name : options.backends) {
-    bool known = false;
-    for (const auto& backend : impl_->backends) known = known || backend->name() == name;
-    if (!known) return not_found("backend '" + name + "' is not available on " + impl_->device.name);
-  }
+  for (const std::string& name : options.backends) GEMMTUNE_RETURN_IF_ERROR(impl_->backend_named(name).status());
   return measure_every_config(problem, impl_->device, impl_->backends, options);
 }
 
 Result<std::vector<KernelConfig>> Session::configs(const Problem& problem, std::string_view backend_name) const {
-  for (const auto& backend : impl_->backends) {
-    if (backend->name() == backend_name) return backend->configs(problem, impl_->options.tuning.search);
-  }
-  return not_found("backend '" + std::string(backend_name) + "' is not available on " + impl_->device.name);
+  GEMMTUNE_ASSIGN_OR_RETURN(const Backend* backend, impl_->backend_named(backend_name));
+  return backend->configs(problem, impl_->options.tuning.search);
 }
 
 Result<std::vector<KernelConfig>> Session::per_call_configs(const Problem& problem,
                                                             std::string_view backend_name) const {
-  for (const auto& backend : impl_->backends) {
-    if (backend->name() == backend_name) return backend->per_call_configs(problem);
-  }
-  return not_found("backend '" + std::string(backend_name) + "' is not available on " + impl_->device.name);
+  GEMMTUNE_ASSIGN_OR_RETURN(const Backend* backend, impl_->backend_named(backend_name));
+  return backend->per_call_configs(problem);
 }
 
 Result<PickInfo> Session::pick(const Problem& problem) const {

@@ -48,7 +48,7 @@ bool other_thread_running() {
   bool running = false;
   while (const dirent* entry = readdir(tasks)) {
     if (entry->d_name[0] == '.' || std::atoi(entry->d_name) == self) continue;
-    char path[64];
+    char path[sizeof "/proc/self/task//stat" + sizeof entry->d_name];  // any name fits
     std::snprintf(path, sizeof path, "/proc/self/task/%s/stat", entry->d_name);
     FILE* stat = std::fopen(path, "r");
     if (stat == nullptr) continue;  // the thread ended
@@ -139,12 +139,10 @@ std::vector<Result<TimingStats>> time_interleaved(const std::vector<std::functio
   std::vector<std::vector<double>> samples(count);
   std::size_t timed_last = count;
   for (int s = 0; s < std::max(1, options.samples); ++s) {
-    // Each round starts one candidate later, so whatever follows the last candidate of a round
-    // (a library's threads still winding down, the machine's state at the turn) falls on every
-    // candidate in turn rather than always on the first: in bench runs the first is gemmtune,
-    // and three shapes of one run read it 15-20% slower than its own kernel timed second.
+    // Rotated rounds: in bench runs the first candidate is gemmtune, and before the rotation
+    // three shapes of one run read it 15-20% slower than its own kernel timed second.
     for (std::size_t j = 0; j < count; ++j) {
-      const std::size_t i = (j + std::size_t(s)) % count;
+      const std::size_t i = interleaved_candidate(s, j, count);
       if (!failed[i].is_ok()) continue;
       if (timed_last != i && options.quiet_wait_ms > 0) {
         wait_until_process_quiet(options.quiet_wait_ms);

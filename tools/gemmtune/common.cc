@@ -268,22 +268,17 @@ double geometric_mean(const std::vector<double>& values) {
 namespace gemmtune::cli {
 namespace {
 
-// The fastest peer of a shape by its fastest config (a handle made once per shape), or by its
-// per-call configs; null when none could run it.
-const PeerTime* best_peer(const ShapeComparison& row) {
+// The fastest peer of a shape by one of its times (PeerTime::time_us: its fastest config;
+// PeerTime::per_call_us: its per-call configs); null when none could run it.
+const PeerTime* fastest_peer(const ShapeComparison& row, double PeerTime::*time) {
   const PeerTime* best = nullptr;
   for (const PeerTime& peer : row.peers) {
-    if (peer.time_us > 0 && (best == nullptr || peer.time_us < best->time_us)) best = &peer;
+    if (peer.*time > 0 && (best == nullptr || peer.*time < best->*time)) best = &peer;
   }
   return best;
 }
-const PeerTime* best_peer_per_call(const ShapeComparison& row) {
-  const PeerTime* best = nullptr;
-  for (const PeerTime& peer : row.peers) {
-    if (peer.per_call_us > 0 && (best == nullptr || peer.per_call_us < best->per_call_us)) best = &peer;
-  }
-  return best;
-}
+const PeerTime* best_peer(const ShapeComparison& row) { return fastest_peer(row, &PeerTime::time_us); }
+const PeerTime* best_peer_per_call(const ShapeComparison& row) { return fastest_peer(row, &PeerTime::per_call_us); }
 
 // Per peer, and against the best peer of each shape, the ratios peer time / gemmtune time, in
 // the three pairings: Session::gemm against each peer's fastest config ("best_peer", the

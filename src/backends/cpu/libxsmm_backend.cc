@@ -109,16 +109,23 @@ class LibxsmmBackend final : public Backend {
     return {per_call};
   }
   Status can_implement(const Problem& problem, const KernelConfig& config) const override {
+    return kernel_for(problem, config).status();
+  }
+  Result<std::unique_ptr<Kernel>> prepare(const Problem& problem, const KernelConfig& config) const override {
+    GEMMTUNE_ASSIGN_OR_RETURN(libxsmm_smmfunction fn, kernel_for(problem, config));
+    if (config.algo == kLookedUpPerCall) return std::unique_ptr<Kernel>(std::make_unique<LibxsmmPerCallKernel>(problem));
+    return std::unique_ptr<Kernel>(std::make_unique<LibxsmmKernel>(fn));
+  }
+
+ private:
+  // The JIT kernel for the problem (looked up once), or why the config cannot run it.
+  static Result<libxsmm_smmfunction> kernel_for(const Problem& problem, const KernelConfig& config) {
     if (config.algo != kLookedUpOnce && config.algo != kLookedUpPerCall) {
       return unsupported("libxsmm algo " + std::to_string(config.algo) + " is not 0 (looked up once) or 1 (per call)");
     }
     Dispatch d = dispatch(problem);
-    return d.fn != nullptr ? Status::ok() : unsupported(d.why);
-  }
-  Result<std::unique_ptr<Kernel>> prepare(const Problem& problem, const KernelConfig& config) const override {
-    GEMMTUNE_RETURN_IF_ERROR(can_implement(problem, config));
-    if (config.algo == kLookedUpPerCall) return std::unique_ptr<Kernel>(std::make_unique<LibxsmmPerCallKernel>(problem));
-    return std::unique_ptr<Kernel>(std::make_unique<LibxsmmKernel>(dispatch(problem).fn));
+    if (d.fn == nullptr) return unsupported(d.why);
+    return d.fn;
   }
 };
 

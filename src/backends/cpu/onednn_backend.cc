@@ -149,26 +149,17 @@ class OnednnBackend final : public Backend {
     return std::to_string(v->major) + "." + std::to_string(v->minor) + "." + std::to_string(v->patch) + "+" +
            v->hash;
   }
-  // All cores, and one thread: oneDNN's own threading costs microseconds a call that small
-  // products cannot pay back. The primitive first (a caller's default), then sgemm.
+  // The primitive first (a caller's default), then sgemm.
   std::vector<KernelConfig> configs(const Problem& problem, SearchSpace) const override {
-    std::vector<KernelConfig> configs;
-    for (int algo : {kMatmulPrimitive, kSgemm}) {
-      for (int threads : {cpu_.logical_cores, 1}) {
-        KernelConfig c;
-        c.algo = algo;
-        c.threads = threads;
-        if (can_implement(problem, c).is_ok() && (configs.empty() || configs.back() != c)) configs.push_back(c);
-      }
-    }
+    std::vector<KernelConfig> configs = configs_of(problem, kMatmulPrimitive);
+    for (const KernelConfig& c : configs_of(problem, kSgemm)) configs.push_back(c);
     return configs;
   }
   // sgemm takes the shape at the call; a primitive is a handle made once per shape. Other dtypes
   // have only the primitive.
   std::vector<KernelConfig> per_call_configs(const Problem& problem) const override {
-    std::vector<KernelConfig> configs = this->configs(problem, SearchSpace::default_space);
-    if (check_sgemm(problem).is_ok()) std::erase_if(configs, [](const KernelConfig& c) { return c.algo != kSgemm; });
-    return configs;
+    if (check_sgemm(problem).is_ok()) return configs_of(problem, kSgemm);
+    return configs_of(problem, kMatmulPrimitive);
   }
   Status can_implement(const Problem& problem, const KernelConfig& config) const override {
     if (config.algo == kSgemm) return check_sgemm(problem);
@@ -191,6 +182,19 @@ class OnednnBackend final : public Backend {
   }
 
  private:
+  // One algo on all cores and on one thread: oneDNN's own threading costs microseconds a call
+  // that small products cannot pay back.
+  std::vector<KernelConfig> configs_of(const Problem& problem, int algo) const {
+    std::vector<KernelConfig> configs;
+    for (int threads : {cpu_.logical_cores, 1}) {
+      KernelConfig c;
+      c.algo = algo;
+      c.threads = threads;
+      if (can_implement(problem, c).is_ok() && (configs.empty() || configs.back() != c)) configs.push_back(c);
+    }
+    return configs;
+  }
+
   CpuInfo cpu_;
 };
 
