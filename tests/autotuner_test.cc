@@ -145,6 +145,47 @@ TEST(PickBest, AChoiceWithinTheNoiseBandThatComesFirstWins) {
   EXPECT_EQ(pick_best({timed(11.0), timed(10.0, 0.4)}, 0.02), 1);
 }
 
+TEST(PickByRounds, AnEarlierFinalistWithinTheBandRoundByRoundWins) {
+  // Finalist 1 is 0.5% faster in every round: within a 1% band, the earlier one is kept.
+  EXPECT_EQ(pick_by_rounds({{10.05, 20.1, 10.05}, {10.0, 20.0, 10.0}}, 0.01), 0);
+  // 3% faster in every round: outside the band, the faster one wins.
+  EXPECT_EQ(pick_by_rounds({{10.3, 20.6, 10.3}, {10.0, 20.0, 10.0}}, 0.01), 1);
+  // The fastest is earliest: nothing before it to tie with.
+  EXPECT_EQ(pick_by_rounds({{9.0, 9.0, 9.0}, {10.0, 10.0, 10.0}, {9.05, 9.05, 9.05}}, 0.01), 0);
+}
+
+TEST(PickByRounds, RatiosAreTakenRoundByRound) {
+  // The machine slowed down for both during rounds 3 to 5; finalist 0 is 3% slower in each.
+  const std::vector<double> later = {10.0, 10.0, 30.0, 30.0, 30.0};
+  const std::vector<double> earlier = {10.3, 10.3, 30.9, 30.9, 30.9};
+  EXPECT_EQ(pick_by_rounds({earlier, later}, 0.02), 1);
+  // Equal in rounds 1 and 2, each disturbed in others: the medians of the times read 5%
+  // apart, the median of the round-by-round ratios 1.0, within the band: the earlier one.
+  EXPECT_EQ(pick_by_rounds({{9.0, 9.0, 10.0, 12.0, 12.0}, {9.0, 9.0, 12.0, 9.5, 9.5}}, 0.01), 0);
+  // Rounds of unequal counts (a sample lost) are paired as far as both go.
+  EXPECT_EQ(pick_by_rounds({{10.3, 10.3}, {10.0, 10.0, 10.0}}, 0.01), 1);
+  EXPECT_EQ(pick_by_rounds({{10.0}}, 0.01), 0);
+}
+
+TEST(Autotuner, TheFinalRoundPicksAChoiceItTimedAndReportsItsTimes) {
+  const Problem problem = *Problem::create(16, 16, 16, DType::f32);
+  const DeviceInfo device = *find_device("cpu");
+  BackendList backends = create_backends(device);
+  for (int finalists : {0, 3}) {
+    TuneOptions options = fast_options();
+    options.backends = {"cpu", "reference"};
+    options.finalists = finalists;
+    const TuneOutcome outcome = autotune(problem, device, backends, options);
+    ASSERT_GE(outcome.report.best, 0) << finalists;
+    ASSERT_NE(outcome.kernel, nullptr);
+    const ChoiceReport& best = *outcome.report.best_choice();
+    EXPECT_EQ(best.status, ChoiceStatus::ok);
+    EXPECT_GT(best.time_us, 0);
+    // Never the reference loop, which is far slower than every kernel of the cpu backend.
+    EXPECT_NE(best.backend, "reference");
+  }
+}
+
 TEST(PickBest, FailedAndPrunedChoicesAreNeverPicked) {
   ChoiceReport wrong = timed(1);
   wrong.status = ChoiceStatus::wrong_result;

@@ -47,6 +47,7 @@ struct SweepMeta {
   std::string search;        // "exhaustive" or "default"
   TimingOptions timing;
   double prune_factor = 1.5;  // the autotuner's, which the tuning-time simulation follows
+  int finalists = 3;          // the autotuner's final round (TuneOptions::finalists), likewise
   double full_within = 3.0;
   int workers = 1;            // threads the autotuner prepares choices on, on that machine
   bool operator==(const SweepMeta& other) const {
@@ -54,6 +55,7 @@ struct SweepMeta {
            backend_versions == other.backend_versions && search == other.search &&
            timing.samples == other.timing.samples && timing.min_sample_ms == other.timing.min_sample_ms &&
            timing.warmup_runs == other.timing.warmup_runs && prune_factor == other.prune_factor &&
+           finalists == other.finalists &&
            full_within == other.full_within && workers == other.workers;
   }
 };

@@ -31,7 +31,13 @@ struct TimingStats {
   double mad_us = 0;     // median absolute deviation of the per-call sample means
   int samples = 0;       // samples kept after outlier rejection
   std::int64_t calls_per_sample = 0;
+  // Every sample's per-call mean in the order taken, outliers included: with candidates timed
+  // in interleaved rounds, entry s of each is round s, so they can be compared round by round.
+  std::vector<double> sample_us;
 };
+
+// The median (of an even count, the mean of the middle two); 0 of none.
+double median_of(std::vector<double> values);
 
 // Median and MAD of per-call sample means, after dropping samples further than
 // 3 × 1.4826 × MAD from the median. Every timer of gemmtune reduces its samples with this.

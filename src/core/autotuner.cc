@@ -1,5 +1,6 @@
 #include "autotuner.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -8,6 +9,7 @@
 #include <random>
 #include <thread>
 
+#include "gemmtune/timing.h"
 #include "harness.h"
 
 namespace gemmtune {
@@ -107,34 +109,38 @@ void verify_all(std::vector<Candidate>& candidates, Harness& harness, std::size_
   }
 }
 
+// Times `which` together; drops from it (marking them failed) those whose timing failed.
+void time_candidates(std::vector<Candidate*>& which, Harness& harness, const TimingOptions& timing,
+                     std::vector<std::vector<double>>* rounds = nullptr) {
+  std::vector<Kernel*> kernels;
+  for (Candidate* c : which) kernels.push_back(c->kernel.get());
+  harness.reset_c();
+  std::vector<Result<TimingStats>> stats = harness.time(kernels, timing);
+  std::vector<Candidate*> survivors;
+  if (rounds != nullptr) rounds->clear();
+  for (std::size_t i = 0; i < which.size(); ++i) {
+    if (!stats[i].is_ok()) {
+      which[i]->report.status = ChoiceStatus::run_failed;
+      which[i]->report.reason = stats[i].status().message();
+      continue;
+    }
+    which[i]->report.time_us = stats[i]->median_us;
+    which[i]->report.time_mad_us = stats[i]->mad_us;
+    survivors.push_back(which[i]);
+    if (rounds != nullptr) rounds->push_back(stats[i]->sample_us);
+  }
+  which = survivors;
+}
+
 // Times the ok candidates: one short sample each, then full timing of those within
 // prune_factor of the fastest short sample.
 void time_all(std::vector<Candidate>& candidates, Harness& harness, const TuneOptions& options) {
-  auto time_some = [&](std::vector<Candidate*>& which, const TimingOptions& timing) {
-    std::vector<Kernel*> kernels;
-    for (Candidate* c : which) kernels.push_back(c->kernel.get());
-    harness.reset_c();
-    std::vector<Result<TimingStats>> stats = harness.time(kernels, timing);
-    std::vector<Candidate*> survivors;
-    for (std::size_t i = 0; i < which.size(); ++i) {
-      if (!stats[i].is_ok()) {
-        which[i]->report.status = ChoiceStatus::run_failed;
-        which[i]->report.reason = stats[i].status().message();
-        continue;
-      }
-      which[i]->report.time_us = stats[i]->median_us;
-      which[i]->report.time_mad_us = stats[i]->mad_us;
-      survivors.push_back(which[i]);
-    }
-    which = survivors;
-  };
-
   std::vector<Candidate*> timed;
   for (Candidate& c : candidates) {
     if (c.report.status == ChoiceStatus::ok) timed.push_back(&c);
   }
   if (options.prune_factor > 0 && timed.size() > 1) {
-    time_some(timed, short_sample_timing(options.timing));
+    time_candidates(timed, harness, short_sample_timing(options.timing));
     double fastest = -1;
     for (Candidate* c : timed) fastest = fastest < 0 ? c->report.time_us : std::min(fastest, c->report.time_us);
     std::vector<Candidate*> kept;
@@ -151,7 +157,30 @@ void time_all(std::vector<Candidate>& candidates, Harness& harness, const TuneOp
     }
     timed = kept;
   }
-  time_some(timed, options.timing);
+  time_candidates(timed, harness, options.timing);
+}
+
+// The final round (TuneOptions::finalists): the fastest few of the full timing, timed again
+// together; their times in the report become this round's. The index of the pick, or -1 when
+// there was no round to make it (fewer than two finalists, or their timing failed).
+int final_round(std::vector<Candidate>& candidates, Harness& harness, const TuneOptions& options) {
+  if (options.finalists < 2) return -1;
+  std::vector<Candidate*> timed;
+  for (Candidate& c : candidates) {
+    if (c.report.status == ChoiceStatus::ok && c.report.time_us >= 0) timed.push_back(&c);
+  }
+  if (timed.size() < 2) return -1;
+  std::vector<Candidate*> finalists = timed;
+  std::stable_sort(finalists.begin(), finalists.end(),
+                   [](const Candidate* x, const Candidate* y) { return x->report.time_us < y->report.time_us; });
+  finalists.resize(std::min(finalists.size(), std::size_t(options.finalists)));
+  // Back into the fixed order, in which ties break.
+  std::sort(finalists.begin(), finalists.end());
+  std::vector<std::vector<double>> rounds;
+  time_candidates(finalists, harness, options.timing, &rounds);
+  if (finalists.empty()) return -1;
+  const int pick = pick_by_rounds(rounds, options.noise_band);
+  return int(finalists[std::size_t(pick)] - candidates.data());
 }
 
 std::uint64_t fresh_seed() {
@@ -168,6 +197,27 @@ TimingOptions short_sample_timing(const TimingOptions& full) {
   quick.warmup_runs = 1;
   quick.min_sample_ms = std::min(quick.min_sample_ms, 1.0);
   return quick;
+}
+
+int pick_by_rounds(const std::vector<std::vector<double>>& rounds, double noise_band) {
+  std::size_t fastest = 0;
+  std::vector<double> medians;
+  for (const std::vector<double>& r : rounds) medians.push_back(median_of(r));
+  for (std::size_t i = 1; i < rounds.size(); ++i) {
+    if (medians[i] < medians[fastest]) fastest = i;
+  }
+  for (std::size_t i = 0; i < fastest; ++i) {
+    // Round by round against the fastest: what the machine did during a round (a neighbour,
+    // a frequency step) is in both times and cancels from their ratio.
+    const std::size_t paired = std::min(rounds[i].size(), rounds[fastest].size());
+    std::vector<double> ratios;
+    for (std::size_t s = 0; s < paired; ++s) {
+      if (rounds[fastest][s] > 0) ratios.push_back(rounds[i][s] / rounds[fastest][s]);
+    }
+    const double ratio = ratios.empty() ? medians[i] / medians[fastest] : median_of(ratios);
+    if (ratio <= 1 + noise_band) return int(i);
+  }
+  return int(fastest);
 }
 
 int pick_best(const std::vector<ChoiceReport>& choices, double noise_band) {
@@ -238,6 +288,7 @@ TuneOutcome autotune_selection(const Problem& problem, const DeviceInfo& device,
   std::vector<Candidate> candidates = gather(problem, backends, selection);
   prepare_all(problem, candidates);
   TuneOutcome outcome;
+  int final_pick = -1;
   auto harness = create_harness(device);
   Status ready = harness.is_ok() ? (*harness)->prepare(problem, options.seed != 0 ? options.seed : fresh_seed())
                                  : harness.status();
@@ -262,6 +313,7 @@ TuneOutcome autotune_selection(const Problem& problem, const DeviceInfo& device,
       verify_all(candidates, **harness, first);
     }
     time_all(candidates, **harness, options);
+    final_pick = final_round(candidates, **harness, options);
   }
 
   TuneReport& report = outcome.report;
@@ -270,7 +322,7 @@ TuneOutcome autotune_selection(const Problem& problem, const DeviceInfo& device,
   report.device = device.fingerprint();
   report.selection = selection.note;
   for (Candidate& c : candidates) report.choices.push_back(c.report);
-  report.best = pick_best(report.choices, options.noise_band);
+  report.best = final_pick >= 0 ? final_pick : pick_best(report.choices, options.noise_band);
   if (report.best >= 0) outcome.kernel = std::move(candidates[std::size_t(report.best)].kernel);
   report.compilations = compiled_so_far() - compilations_before;
   report.tuning_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -39,4 +39,10 @@ TimingOptions short_sample_timing(const TimingOptions& full);
 // the earliest such choice. -1 when none is ok.
 int pick_best(const std::vector<ChoiceReport>& choices, double noise_band);
 
+// The final round's pick (TuneOptions::finalists): rounds[i] holds finalist i's per-call
+// times, one per round, finalists in the fixed order. The fastest is the lowest median; an
+// earlier finalist whose median ratio to it, round by round, is within 1 + noise_band is a
+// tie, and the earliest such wins.
+int pick_by_rounds(const std::vector<std::vector<double>>& rounds, double noise_band);
+
 }  // namespace gemmtune

@@ -22,13 +22,6 @@ constexpr std::int64_t kMaxCallsPerSample = std::int64_t(1) << 24;
 // Untimed time of a candidate after a quiet wait, before its sample.
 constexpr double kSettleUs = 200;
 
-double median_of(std::vector<double> values) {
-  if (values.empty()) return 0;
-  std::sort(values.begin(), values.end());
-  const std::size_t mid = values.size() / 2;
-  return values.size() % 2 ? values[mid] : 0.5 * (values[mid - 1] + values[mid]);
-}
-
 // Runs `call` `count` times; the elapsed time in microseconds, or the first error.
 Result<double> run_batch(const std::function<Status()>& call, std::int64_t count) {
   const auto start = Clock::now();
@@ -80,9 +73,17 @@ bool wait_until_process_quiet(double max_ms) {
   return true;
 }
 
+double median_of(std::vector<double> values) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const std::size_t mid = values.size() / 2;
+  return values.size() % 2 ? values[mid] : 0.5 * (values[mid - 1] + values[mid]);
+}
+
 TimingStats summarize_samples(const std::vector<double>& per_call_us, std::int64_t calls) {
   TimingStats stats;
   stats.calls_per_sample = calls;
+  stats.sample_us = per_call_us;
   double median = median_of(per_call_us);
   std::vector<double> deviations;
   for (double v : per_call_us) deviations.push_back(std::fabs(v - median));

@@ -82,6 +82,7 @@ double simulated_tuning_us(const SweepMeta& meta, double setup_us, const std::ve
     return m->quick_cost_us * double(std::max(0, meta.timing.warmup_runs) + 1 + meta.timing.samples) / 3.0;
   };
   double timing_us = 0;
+  std::vector<const ConfigMeasurement*> full;
   if (meta.prune_factor > 0 && ok.size() > 1) {
     double quickest = -1;
     for (const ConfigMeasurement* m : ok) {
@@ -89,10 +90,17 @@ double simulated_tuning_us(const SweepMeta& meta, double setup_us, const std::ve
       quickest = quickest < 0 ? m->quick_us : std::min(quickest, m->quick_us);
     }
     for (const ConfigMeasurement* m : ok) {
-      if (m->quick_us <= meta.prune_factor * quickest) timing_us += full_cost(m);
+      if (m->quick_us <= meta.prune_factor * quickest) full.push_back(m);
     }
   } else {
-    for (const ConfigMeasurement* m : ok) timing_us += full_cost(m);
+    full = ok;
+  }
+  for (const ConfigMeasurement* m : full) timing_us += full_cost(m);
+  // The final round times the fastest few in full once more.
+  if (meta.finalists >= 2 && full.size() >= 2) {
+    std::sort(full.begin(), full.end(),
+              [](const ConfigMeasurement* x, const ConfigMeasurement* y) { return x->time_us < y->time_us; });
+    for (std::size_t i = 0; i < std::min(full.size(), std::size_t(meta.finalists)); ++i) timing_us += full_cost(full[i]);
   }
   return setup_us + prepare_us + verify_us + timing_us;
 }

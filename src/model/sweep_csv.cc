@@ -70,6 +70,7 @@ json meta_json(const SweepMeta& meta) {
           {"min_sample_ms", meta.timing.min_sample_ms},
           {"warmup_runs", meta.timing.warmup_runs},
           {"prune_factor", meta.prune_factor},
+          {"finalists", meta.finalists},
           {"full_within", meta.full_within},
           {"workers", meta.workers}};
 }
@@ -84,13 +85,17 @@ Status meta_from_json(const json& j, SweepMeta& meta) {
     meta.timing.min_sample_ms = j.at("min_sample_ms").get<double>();
     meta.timing.warmup_runs = j.at("warmup_runs").get<int>();
     meta.prune_factor = j.at("prune_factor").get<double>();
+    // Sweeps from before the final round: simulate today's autotuner.
+    meta.finalists = j.value("finalists", SweepMeta{}.finalists);
     meta.full_within = j.at("full_within").get<double>();
     meta.workers = j.at("workers").get<int>();
   } catch (const json::exception& e) {
     return invalid_argument(std::string("meta data: ") + e.what());
   }
-  if (meta.workers < 1 || meta.timing.samples < 1 || meta.prune_factor < 0 || meta.full_within < 1) {
-    return invalid_argument("meta data out of range (workers, samples >= 1, prune_factor >= 0, full_within >= 1)");
+  if (meta.workers < 1 || meta.timing.samples < 1 || meta.prune_factor < 0 || meta.full_within < 1 ||
+      meta.finalists < 0) {
+    return invalid_argument(
+        "meta data out of range (workers, samples >= 1, prune_factor, finalists >= 0, full_within >= 1)");
   }
   return Status::ok();
 }

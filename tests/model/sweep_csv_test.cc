@@ -19,6 +19,7 @@ SweepMeta sample_meta() {
   meta.timing.samples = 3;
   meta.timing.min_sample_ms = 1;
   meta.workers = 2;
+  meta.finalists = 2;  // not the default, so that reading it back is tested
   return meta;
 }
 
@@ -141,6 +142,7 @@ TEST(SimulatedTuning, FollowsTheAutotunersSteps) {
   SweepMeta meta = sample_meta();
   meta.workers = 2;
   meta.prune_factor = 1.5;
+  meta.finalists = 3;
   ConfigMeasurement fast = measured("cpu", 1, ChoiceStatus::ok, 10);
   ConfigMeasurement close = measured("cpu", 2, ChoiceStatus::ok, 14);   // within 1.5x: timed in full
   ConfigMeasurement slow = measured("cpu", 3, ChoiceStatus::ok, 40);    // pruned after its short sample
@@ -150,9 +152,13 @@ TEST(SimulatedTuning, FollowsTheAutotunersSteps) {
   slow.prepare_us = 10;
   wrong.prepare_us = 10;
   // Preparing on two threads in order: [30] and [10, 10, 10] -> 30. Verifying: 4 x 20.
-  // Short samples of the three ok: 3 x 100. Full timings of fast and close: 2 x 1000.
+  // Short samples of the three ok: 3 x 100. Full timings of fast and close: 2 x 1000, and
+  // once more in the final round of the three fastest timed in full (two here).
   const double all = simulated_tuning_us(meta, 500, {&fast, &close, &slow, &wrong});
-  EXPECT_DOUBLE_EQ(all, 500 + 30 + 80 + 300 + 2000);
+  EXPECT_DOUBLE_EQ(all, 500 + 30 + 80 + 300 + 2000 + 2000);
+  meta.finalists = 0;
+  EXPECT_DOUBLE_EQ(simulated_tuning_us(meta, 500, {&fast, &close, &slow, &wrong}), 500 + 30 + 80 + 300 + 2000);
+  meta.finalists = 3;
   // One choice: no short sample, its full timing only.
   EXPECT_DOUBLE_EQ(simulated_tuning_us(meta, 500, {&close}), 500 + 10 + 20 + 1000);
   // Not timed in full by the sweep: its short sample's cost x (warm-ups 2 + 1 + samples 3) / 3.

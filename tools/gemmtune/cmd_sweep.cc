@@ -135,6 +135,7 @@ int run_sweep(int argc, char** argv) {
   meta.search = args->get("space", "exhaustive");
   meta.timing = sweep.timing;
   meta.prune_factor = options->tuning.prune_factor;
+  meta.finalists = options->tuning.finalists;
   meta.full_within = sweep.full_within;
   meta.workers = int(std::max(1u, std::thread::hardware_concurrency()));
   auto done = open_out(out_path, meta);
