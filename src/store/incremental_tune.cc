@@ -69,17 +69,23 @@ TuneOutcome tune_incrementally(const Problem& problem, const DeviceInfo& device,
   for (const ChoiceReport& c : fresh.report.choices) {
     if (find_choice(out.report.choices, c.backend, c.config) == nullptr) out.report.choices.push_back(c);
   }
-  out.report.best = pick_best(out.report.choices, options.noise_band);
-  if (out.report.best < 0) return out;
-
-  const ChoiceReport& best = out.report.choices[std::size_t(out.report.best)];
-  const ChoiceReport* fresh_best = fresh.report.best_choice();
-  if (fresh_best != nullptr && fresh_best->backend == best.backend && fresh_best->config == best.config) {
+  // The fresh tuning's pick stands: it timed the stored pick (the anchor) beside today's
+  // choices, and every other stored choice was slower than the anchor, or tied with it, when
+  // stored. Its final round (TuneOptions::finalists) picked on the times of one run, which a
+  // comparison with times stored from other runs would undo.
+  out.report.best = -1;
+  if (const ChoiceReport* fresh_best = fresh.report.best_choice()) {
+    for (std::size_t i = 0; i < out.report.choices.size(); ++i) {
+      const ChoiceReport& c = out.report.choices[i];
+      if (c.backend == fresh_best->backend && c.config == fresh_best->config) out.report.best = int(i);
+    }
     out.kernel = std::move(fresh.kernel);
     return out;
   }
-  // A stored choice won (or a fresh one other than the autotuner's pick, by the tie-break):
-  // prepare it now. Should that fail, fall back to the fresh pick.
+  // The fresh tuning picked nothing: the stored times decide, and the pick is prepared now.
+  out.report.best = pick_best(out.report.choices, options.noise_band);
+  if (out.report.best < 0) return out;
+  const ChoiceReport& best = out.report.choices[std::size_t(out.report.best)];
   for (const auto& backend : backends) {
     if (backend->name() != best.backend) continue;
     if (!backend->can_implement(problem, best.config).is_ok()) break;
@@ -89,14 +95,7 @@ TuneOutcome tune_incrementally(const Problem& problem, const DeviceInfo& device,
       return out;
     }
   }
-  out.kernel = std::move(fresh.kernel);
   out.report.best = -1;
-  if (fresh_best != nullptr) {
-    for (std::size_t i = 0; i < out.report.choices.size(); ++i) {
-      const ChoiceReport& c = out.report.choices[i];
-      if (c.backend == fresh_best->backend && c.config == fresh_best->config) out.report.best = int(i);
-    }
-  }
   return out;
 }
 

@@ -271,6 +271,12 @@ TEST(IncrementalTune, NewChoicesAreTimedAndStoredOnesCarriedOver) {
   EXPECT_EQ(ok_count(widened, "cpu"), cpu_ok) << "every stored cpu choice is still listed";
   EXPECT_GE(ok_count(widened, "reference"), 1);
   EXPECT_EQ(carried_count(widened, cpu_only), cpu_ok - 1) << "all but the re-timed anchor carried over";
+  // The pick is a choice timed in this run (the re-timed anchor or a new one), never a carried
+  // time, which another run measured.
+  ASSERT_NE(widened.best_choice(), nullptr);
+  TuneReport pick_only = widened;
+  pick_only.choices = {*widened.best_choice()};
+  EXPECT_EQ(carried_count(pick_only, cpu_only), 0) << widened.best_choice()->config.to_string();
 
   // Now the entry covers both: a plain hit.
   EXPECT_TRUE(tune_with_backends(path, {"cpu", "reference"}).store_hit);
