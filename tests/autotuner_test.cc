@@ -2,6 +2,7 @@
 // the process: it must drop each with the reason and still pick a correct kernel.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <thread>
@@ -183,7 +184,30 @@ TEST(Autotuner, TheFinalRoundPicksAChoiceItTimedAndReportsItsTimes) {
     EXPECT_GT(best.time_us, 0);
     // Never the reference loop, which is far slower than every kernel of the cpu backend.
     EXPECT_NE(best.backend, "reference");
+    // The finalists say how they compared with the fastest of them; the pick is one of them,
+    // within the band.
+    int finalists_seen = 0, timed = 0;
+    for (const ChoiceReport& c : outcome.report.choices) {
+      timed += c.status == ChoiceStatus::ok && c.time_us >= 0;
+      if (c.final_ratio < 0) continue;
+      ++finalists_seen;
+      EXPECT_EQ(c.status, ChoiceStatus::ok);
+    }
+    EXPECT_EQ(finalists_seen, finalists == 0 ? 0 : std::min(timed, 3));
+    if (finalists > 0) {
+      ASSERT_GT(best.final_ratio, 0);
+      EXPECT_LE(best.final_ratio, 1 + options.noise_band);
+      EXPECT_NE(outcome.report.table().find("final round"), std::string::npos);
+    }
   }
+}
+
+TEST(PickByRounds, TheFastestReadsOneAndTheOthersTheirMedianRatio) {
+  const std::vector<double> ratios = ratios_to_fastest({{12.0, 11.0, 13.0}, {10.0, 10.0, 10.0}, {20.0, 20.0, 30.0}});
+  ASSERT_EQ(ratios.size(), 3u);
+  EXPECT_DOUBLE_EQ(ratios[0], 1.2);
+  EXPECT_DOUBLE_EQ(ratios[1], 1.0);
+  EXPECT_DOUBLE_EQ(ratios[2], 2.0);
 }
 
 TEST(PickBest, FailedAndPrunedChoicesAreNeverPicked) {

@@ -179,6 +179,8 @@ int final_round(std::vector<Candidate>& candidates, Harness& harness, const Tune
   std::vector<std::vector<double>> rounds;
   time_candidates(finalists, harness, options.timing, &rounds);
   if (finalists.empty()) return -1;
+  const std::vector<double> ratios = ratios_to_fastest(rounds);
+  for (std::size_t i = 0; i < finalists.size(); ++i) finalists[i]->report.final_ratio = ratios[i];
   const int pick = pick_by_rounds(rounds, options.noise_band);
   return int(finalists[std::size_t(pick)] - candidates.data());
 }
@@ -199,14 +201,16 @@ TimingOptions short_sample_timing(const TimingOptions& full) {
   return quick;
 }
 
-int pick_by_rounds(const std::vector<std::vector<double>>& rounds, double noise_band) {
-  std::size_t fastest = 0;
+std::vector<double> ratios_to_fastest(const std::vector<std::vector<double>>& rounds) {
   std::vector<double> medians;
   for (const std::vector<double>& r : rounds) medians.push_back(median_of(r));
+  std::size_t fastest = 0;
   for (std::size_t i = 1; i < rounds.size(); ++i) {
     if (medians[i] < medians[fastest]) fastest = i;
   }
-  for (std::size_t i = 0; i < fastest; ++i) {
+  std::vector<double> out(rounds.size(), 1.0);
+  for (std::size_t i = 0; i < rounds.size(); ++i) {
+    if (i == fastest) continue;
     // Round by round against the fastest: what the machine did during a round (a neighbour,
     // a frequency step) is in both times and cancels from their ratio.
     const std::size_t paired = std::min(rounds[i].size(), rounds[fastest].size());
@@ -214,10 +218,18 @@ int pick_by_rounds(const std::vector<std::vector<double>>& rounds, double noise_
     for (std::size_t s = 0; s < paired; ++s) {
       if (rounds[fastest][s] > 0) ratios.push_back(rounds[i][s] / rounds[fastest][s]);
     }
-    const double ratio = ratios.empty() ? medians[i] / medians[fastest] : median_of(ratios);
-    if (ratio <= 1 + noise_band) return int(i);
+    out[i] = ratios.empty() ? medians[i] / medians[fastest] : median_of(ratios);
   }
-  return int(fastest);
+  return out;
+}
+
+int pick_by_rounds(const std::vector<std::vector<double>>& rounds, double noise_band) {
+  const std::vector<double> ratios = ratios_to_fastest(rounds);
+  // The fastest's own ratio is 1: the earliest within the band is found at it or before.
+  for (std::size_t i = 0; i < ratios.size(); ++i) {
+    if (ratios[i] <= 1 + noise_band) return int(i);
+  }
+  return ratios.empty() ? -1 : 0;
 }
 
 int pick_best(const std::vector<ChoiceReport>& choices, double noise_band) {

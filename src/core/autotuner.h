@@ -44,5 +44,7 @@ int pick_best(const std::vector<ChoiceReport>& choices, double noise_band);
 // earlier finalist whose median ratio to it, round by round, is within 1 + noise_band is a
 // tie, and the earliest such wins.
 int pick_by_rounds(const std::vector<std::vector<double>>& rounds, double noise_band);
+// Each finalist's median round-by-round ratio to the fastest (the lowest median), which reads 1.
+std::vector<double> ratios_to_fastest(const std::vector<std::vector<double>>& rounds);
 
 }  // namespace gemmtune

@@ -37,8 +37,11 @@ std::string TuneReport::table() const {
     const std::string config = c.config.to_string();
     if (c.time_us >= 0 && c.status == ChoiceStatus::ok) {
       ++timed;
-      std::snprintf(line, sizeof line, "  %s %-10s %-44s %12.2f us %6.1f%%\n", int(i) == best ? "*" : " ",
-                    c.backend.c_str(), config.c_str(), c.time_us, best_us > 0 ? 100.0 * best_us / c.time_us : 0.0);
+      char final_round[32] = "";
+      if (c.final_ratio > 0) std::snprintf(final_round, sizeof final_round, "  final round %.3fx", c.final_ratio);
+      std::snprintf(line, sizeof line, "  %s %-10s %-44s %12.2f us %6.1f%%%s\n", int(i) == best ? "*" : " ",
+                    c.backend.c_str(), config.c_str(), c.time_us, best_us > 0 ? 100.0 * best_us / c.time_us : 0.0,
+                    final_round);
     } else {
       std::snprintf(line, sizeof line, "    %-10s %-44s %s: %s\n", c.backend.c_str(), config.c_str(),
                     std::string(choice_status_name(c.status)).c_str(), c.reason.c_str());

@@ -107,6 +107,7 @@ nlohmann::json report_json(const TuneReport& report) {
                              {"status", choice_status_name(c.status)},
                              {"time_us", c.time_us >= 0 ? nlohmann::json(c.time_us) : nlohmann::json(nullptr)}};
     if (c.error >= 0) choice["error"] = c.error;
+    if (c.final_ratio > 0) choice["final_ratio"] = c.final_ratio;
     if (!c.reason.empty()) choice["reason"] = c.reason;
     choices.push_back(choice);
   }
@@ -148,7 +149,14 @@ Result<ShapeComparison> compare_with_peers(Session& session, const Problem& prob
   out.k = problem.k();
   // Tuning on first sight, as a user's first call of the shape would.
   const auto start = std::chrono::steady_clock::now();
-  GEMMTUNE_RETURN_IF_ERROR(session.prepare(problem));
+  if (session.options().routing.route.policy == RoutePolicy::autotune && problem.m() > 0 && problem.n() > 0) {
+    GEMMTUNE_ASSIGN_OR_RETURN(TuneReport report, session.tune_or_load(problem));
+    for (const ChoiceReport& c : report.choices) {
+      if (c.final_ratio > 0) out.finalists.push_back(c);
+    }
+  } else {
+    GEMMTUNE_RETURN_IF_ERROR(session.prepare(problem));  // routed to a sub-kernel of the family's op
+  }
   out.tuning_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   GEMMTUNE_ASSIGN_OR_RETURN(PickInfo pick, session.pick(problem));
   out.pick_backend = pick.backend;
@@ -386,6 +394,11 @@ nlohmann::json comparison_json(const std::vector<ShapeComparison>& rows) {
     if (const PeerTime* b = best_peer_per_call(row)) {
       best_per_call = {{"backend", b->backend}, {"time_us", b->per_call_us}, {"ratio", b->per_call_us / row.gemmtune_us}};
     }
+    nlohmann::json finalists = nlohmann::json::array();
+    for (const ChoiceReport& c : row.finalists) {
+      finalists.push_back({{"backend", c.backend}, {"config", c.config.to_string()}, {"time_us", c.time_us},
+                           {"final_ratio", c.final_ratio}});
+    }
     shapes.push_back({{"m", row.m},
                       {"n", row.n},
                       {"k", row.k},
@@ -393,7 +406,7 @@ nlohmann::json comparison_json(const std::vector<ShapeComparison>& rows) {
                       {"gemmtune_us", row.gemmtune_us},
                       {"gemmtune_kernel_us", row.gemmtune_kernel_us > 0 ? nlohmann::json(row.gemmtune_kernel_us)
                                                                          : nlohmann::json(nullptr)},
-                      {"pick", {{"backend", row.pick_backend}, {"config", row.pick_config}}},
+                      {"pick", {{"backend", row.pick_backend}, {"config", row.pick_config}, {"finalists", finalists}}},
                       {"tuning_s", row.tuning_s},
                       {"peers", peers},
                       {"best_peer", best},

@@ -55,6 +55,10 @@ struct ShapeComparison {
   double gemmtune_kernel_us = -1;  // the pick's kernel called as a handle, no dispatch
   std::string pick_backend;
   std::string pick_config;
+  // The tuning's final round, which made the pick (TuneOptions::finalists): each finalist with
+  // its time over the fastest finalist's, round by round. Empty for a pick loaded from the store
+  // or a routed shape.
+  std::vector<ChoiceReport> finalists;
   double tuning_s = 0;
   std::vector<PeerTime> peers;
 };
