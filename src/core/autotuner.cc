@@ -160,17 +160,25 @@ void time_all(std::vector<Candidate>& candidates, Harness& harness, const TuneOp
   time_candidates(timed, harness, options.timing);
 }
 
+// The index of the earliest ratio within 1 + noise_band: the fastest's own ratio is 1, so it
+// is found at the fastest or before. -1 for none.
+int earliest_within_band(const std::vector<double>& ratios, double noise_band) {
+  for (std::size_t i = 0; i < ratios.size(); ++i) {
+    if (ratios[i] <= 1 + noise_band) return int(i);
+  }
+  return ratios.empty() ? -1 : 0;
+}
+
 // The final round (TuneOptions::finalists): the fastest few of the full timing, timed again
 // together; their times in the report become this round's. The index of the pick, or -1 when
 // there was no round to make it (fewer than two finalists, or their timing failed).
 int final_round(std::vector<Candidate>& candidates, Harness& harness, const TuneOptions& options) {
   if (options.finalists < 2) return -1;
-  std::vector<Candidate*> timed;
+  std::vector<Candidate*> finalists;
   for (Candidate& c : candidates) {
-    if (c.report.status == ChoiceStatus::ok && c.report.time_us >= 0) timed.push_back(&c);
+    if (c.report.status == ChoiceStatus::ok && c.report.time_us >= 0) finalists.push_back(&c);
   }
-  if (timed.size() < 2) return -1;
-  std::vector<Candidate*> finalists = timed;
+  if (finalists.size() < 2) return -1;
   std::stable_sort(finalists.begin(), finalists.end(),
                    [](const Candidate* x, const Candidate* y) { return x->report.time_us < y->report.time_us; });
   finalists.resize(std::min(finalists.size(), std::size_t(options.finalists)));
@@ -181,8 +189,7 @@ int final_round(std::vector<Candidate>& candidates, Harness& harness, const Tune
   if (finalists.empty()) return -1;
   const std::vector<double> ratios = ratios_to_fastest(rounds);
   for (std::size_t i = 0; i < finalists.size(); ++i) finalists[i]->report.final_ratio = ratios[i];
-  const int pick = pick_by_rounds(rounds, options.noise_band);
-  return int(finalists[std::size_t(pick)] - candidates.data());
+  return int(finalists[std::size_t(earliest_within_band(ratios, options.noise_band))] - candidates.data());
 }
 
 std::uint64_t fresh_seed() {
@@ -224,12 +231,7 @@ std::vector<double> ratios_to_fastest(const std::vector<std::vector<double>>& ro
 }
 
 int pick_by_rounds(const std::vector<std::vector<double>>& rounds, double noise_band) {
-  const std::vector<double> ratios = ratios_to_fastest(rounds);
-  // The fastest's own ratio is 1: the earliest within the band is found at it or before.
-  for (std::size_t i = 0; i < ratios.size(); ++i) {
-    if (ratios[i] <= 1 + noise_band) return int(i);
-  }
-  return ratios.empty() ? -1 : 0;
+  return earliest_within_band(ratios_to_fastest(rounds), noise_band);
 }
 
 int pick_best(const std::vector<ChoiceReport>& choices, double noise_band) {

@@ -99,18 +99,24 @@ nlohmann::json problem_json(const Problem& p) {
           {"key", ProblemKey::of(p).to_string()}};
 }
 
+namespace {
+
+nlohmann::json choice_json(const ChoiceReport& c) {
+  nlohmann::json choice = {{"backend", c.backend},
+                           {"config", c.config.to_string()},
+                           {"status", choice_status_name(c.status)},
+                           {"time_us", c.time_us >= 0 ? nlohmann::json(c.time_us) : nlohmann::json(nullptr)}};
+  if (c.error >= 0) choice["error"] = c.error;
+  if (c.final_ratio > 0) choice["final_ratio"] = c.final_ratio;
+  if (!c.reason.empty()) choice["reason"] = c.reason;
+  return choice;
+}
+
+}  // namespace
+
 nlohmann::json report_json(const TuneReport& report) {
   nlohmann::json choices = nlohmann::json::array();
-  for (const ChoiceReport& c : report.choices) {
-    nlohmann::json choice = {{"backend", c.backend},
-                             {"config", c.config.to_string()},
-                             {"status", choice_status_name(c.status)},
-                             {"time_us", c.time_us >= 0 ? nlohmann::json(c.time_us) : nlohmann::json(nullptr)}};
-    if (c.error >= 0) choice["error"] = c.error;
-    if (c.final_ratio > 0) choice["final_ratio"] = c.final_ratio;
-    if (!c.reason.empty()) choice["reason"] = c.reason;
-    choices.push_back(choice);
-  }
+  for (const ChoiceReport& c : report.choices) choices.push_back(choice_json(c));
   nlohmann::json best = nullptr;
   if (const ChoiceReport* b = report.best_choice()) {
     best = {{"index", report.best}, {"backend", b->backend}, {"config", b->config.to_string()}, {"time_us", b->time_us}};
@@ -395,10 +401,7 @@ nlohmann::json comparison_json(const std::vector<ShapeComparison>& rows) {
       best_per_call = {{"backend", b->backend}, {"time_us", b->per_call_us}, {"ratio", b->per_call_us / row.gemmtune_us}};
     }
     nlohmann::json finalists = nlohmann::json::array();
-    for (const ChoiceReport& c : row.finalists) {
-      finalists.push_back({{"backend", c.backend}, {"config", c.config.to_string()}, {"time_us", c.time_us},
-                           {"final_ratio", c.final_ratio}});
-    }
+    for (const ChoiceReport& c : row.finalists) finalists.push_back(choice_json(c));
     shapes.push_back({{"m", row.m},
                       {"n", row.n},
                       {"k", row.k},
