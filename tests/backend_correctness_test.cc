@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstring>
 #include <thread>
 #include <tuple>
 
@@ -238,6 +239,69 @@ TEST(CpuKernels, EveryDirectKernelTileMatchesTheReference) {
         }
       }
     }
+  }
+}
+
+// The dot kernels start k with a shorter step when W's rows share an offset within a vector,
+// so that every later load of W is aligned: W at every element offset of a 64-byte vector,
+// its rows a whole number of vectors apart; k shorter than the head, across it, and many
+// vectors long; enough columns that A is packed, and too few.
+TEST(CpuKernels, DotKernelsReadWAtEveryOffsetWithinAVector) {
+  const BackendList backends = create_backends(*find_device("cpu"));
+  const Backend& cpu = *backends.front();
+  const int best = host_cpu().best_isa();
+  std::vector<std::pair<int, int>> tiles;
+#define DOT_TILE(mr, nc) tiles.push_back({mr, nc});
+  GEMMTUNE_CPU_DOT_TILES(DOT_TILE)
+#undef DOT_TILE
+  const std::tuple<int, int, int> shapes[] = {{1, 70, 37}, {3, 9, 5}, {5, 130, 100}};
+  for (DType type : {DType::f32, DType::f16, DType::bf16, DType::s8}) {
+    int ran = 0;
+    const bool integer = type == DType::s8;
+    const int size = int(dtype_size(type));
+    for (auto [m, n, k] : shapes) {
+      ProblemSpec spec;
+      spec.m = m;
+      spec.n = n;
+      spec.k = k;
+      spec.a_type = spec.b_type = type;
+      spec.c_type = integer ? DType::s32 : type;
+      spec.b_layout = Layout::col_major;
+      spec.ldb = 128;  // elements: a whole number of 64-byte vectors for every dtype
+      spec.alpha = integer ? 1.0 : 1.5;
+      spec.beta = integer ? 1.0 : 0.5;
+      auto problem = Problem::create(spec);
+      ASSERT_TRUE(problem.is_ok()) << problem.status().to_string();
+      TestBuffers buffers(*problem, std::uint64_t(m * 100 + k));
+      const ReferenceSample reference = compute_reference_sample(*problem, buffers);
+      const std::size_t b_bytes = std::size_t(problem->b_elements()) * std::size_t(size);
+      std::vector<std::uint8_t> storage(b_bytes + 128);
+      const std::size_t to_vector = (64 - reinterpret_cast<std::uintptr_t>(storage.data()) % 64) % 64;
+      for (int offset = 0; offset < 64; offset += size) {
+        std::uint8_t* w = storage.data() + to_vector + std::size_t(offset);
+        std::memcpy(w, buffers.b(), b_bytes);
+        for (int isa = 0; isa <= best; ++isa) {
+          for (auto [rows, columns] : tiles) {
+            KernelConfig c;
+            c.algo = cpu::kAlgoDirectDot;
+            c.isa = isa;
+            c.micro_m = rows;
+            c.micro_n = columns;
+            c.threads = 2;
+            if (!cpu.can_implement(*problem, c).is_ok()) continue;
+            auto kernel = cpu.prepare(*problem, c);
+            ASSERT_TRUE(kernel.is_ok()) << c.to_string() << ": " << kernel.status().to_string();
+            buffers.reset_c();
+            ASSERT_TRUE((*kernel)->run({buffers.a(), w, buffers.c(), nullptr}).is_ok());
+            ++ran;
+            VerifyOutcome outcome = check_output(*problem, buffers, reference);
+            EXPECT_TRUE(outcome.ok) << problem->describe() << " W at byte " << offset << " of a vector, "
+                                    << c.to_string() << ": " << outcome.reason;
+          }
+        }
+      }
+    }
+    EXPECT_GT(ran, 0) << dtype_name(type) << ": no dot kernel ran";
   }
 }
 

@@ -351,11 +351,38 @@ inline void write_element(StorageT<Out>* p, T dot, const Scale& s) {
   }
 }
 
-// What every tile of one call shares, as locals (see RowsJob).
+// What every tile of one call shares, as locals (see RowsJob). head: the k values before W's
+// rows reach a vector boundary (dot_head), run as a first, masked step.
 struct DotJob {
   std::int64_t k, a_rs, b_cs, ldc;
   Scale scale;
+  int head;
 };
+
+// Where k step s of a dot tile begins: step 0 is the head when there is one, and every later
+// step a whole vector of W.
+template <int kStep>
+inline std::int64_t dot_step_begin(std::int64_t s, int head) {
+  return head == 0 ? s * kStep : s == 0 ? 0 : head + (s - 1) * kStep;
+}
+template <int kStep>
+inline std::int64_t dot_steps(std::int64_t k, int head) {
+  return head == 0 ? ceil_div(k, kStep) : 1 + ceil_div(k - head, kStep);
+}
+
+// The head of a dot kernel's k loop: W's rows lie b_cs elements apart, and where that is a
+// whole number of vectors they all share w's offset within a vector; a first step of that many
+// fewer elements leaves every later load of W on a vector boundary. A W that a std::vector
+// holds sits 16 bytes past one, and a 64-byte load from it spans two cache lines: streaming W
+// from memory that way took 1.4-1.6 times as long on the development machine (1 × 4096 × 4096).
+template <DType In>
+inline int dot_head(const StorageT<In>* w, std::int64_t b_cs, std::int64_t k) {
+  constexpr std::size_t kBytes = std::size_t(DotOps<In>::kStep) * sizeof(StorageT<In>);
+  const auto address = reinterpret_cast<std::uintptr_t>(w);
+  if ((std::size_t(b_cs) * sizeof(StorageT<In>)) % kBytes != 0 || address % sizeof(StorageT<In>) != 0) return 0;
+  const int head = int(((kBytes - address % kBytes) % kBytes) / sizeof(StorageT<In>));
+  return head < k ? head : 0;
+}
 
 // An MR × NC tile of C at c (row 0 of the tile, column 0 of W at w). A comes either as rows
 // a_rs apart (kPackedA false) or packed: for each k step, the tile's MR vectors one after the
@@ -376,14 +403,17 @@ void dot_block(const DotJob& job, const StorageT<In>* a, const StorageT<In>* w, 
 #pragma GCC unroll 8
     for (int q = 0; q < NC; ++q) acc[r][q] = Acc{};
   }
-  auto step = [&](std::int64_t p, int n) __attribute__((always_inline)) {
+  // One step of n values of k: W's columns from w_at, A's rows from a_at, or packed A's
+  // vectors for the step at a_step.
+  auto step = [&](const StorageT<In>* w_at, const StorageT<In>* a_at, const StorageT<In>* a_step, int n)
+                  __attribute__((always_inline)) {
     typename Ops::Operand wv[NC];
 #pragma GCC unroll 8
-    for (int q = 0; q < NC; ++q) wv[q] = Ops::load_w(w + q * b_cs + p, n);
+    for (int q = 0; q < NC; ++q) wv[q] = Ops::load_w(w_at + q * b_cs, n);
 #pragma GCC unroll 16
     for (int r = 0; r < MR; ++r) {
       const typename Ops::Operand x =
-          kPackedA ? Ops::load_a(a + p * MR + r * kStep, kStep) : Ops::load_a(a + r * a_rs + p, n);
+          kPackedA ? Ops::load_a(a_step + r * kStep, kStep) : Ops::load_a(a_at + r * a_rs, n);
 #if GEMMTUNE_ISA_LEVEL >= 3
       if constexpr (kShift) a_sums[r] = dpbusd(a_sums[r], set1_i(0x01010101), x);
 #endif
@@ -391,9 +421,18 @@ void dot_block(const DotJob& job, const StorageT<In>* a, const StorageT<In>* w, 
       for (int q = 0; q < NC; ++q) acc[r][q] = Ops::madd(acc[r][q], x, wv[q]);
     }
   };
+  const int head = job.head;
+  if (head > 0) step(w, a, a, head);
+  // The rest from offset 0 of rebased pointers: the loop's one index addresses every row of W
+  // from a fixed base (GCC recomputed each row's address every step when the index began at
+  // the head, and the stream of W slowed by 15 %).
+  const StorageT<In>* w_rest = w + head;
+  const StorageT<In>* a_rest = a + head;
+  const StorageT<In>* packed_rest = a + (head > 0 ? MR * kStep : 0);
+  const std::int64_t rest = k - head;
   std::int64_t p = 0;
-  for (; p + kStep <= k; p += kStep) step(p, kStep);
-  if (p < k) step(p, int(k - p));
+  for (; p + kStep <= rest; p += kStep) step(w_rest + p, a_rest + p, packed_rest + p * MR, kStep);
+  if (p < rest) step(w_rest + p, a_rest + p, packed_rest + p * MR, int(rest - p));
   if constexpr (In != DType::s8) {  // f32 accumulators
     // The MR dot products of a column reduced together, kLanes at a time.
 #pragma GCC unroll 8
@@ -445,29 +484,26 @@ inline void dot_tail(const DotJob& job, const StorageT<In>* a, const StorageT<In
 }
 
 // Rows [i_begin, i_end) of A, contiguous along k, packed for dot_block: tile t of MR rows,
-// step s of kStep values: MR vectors at out[(t·steps + s)·MR·kStep], zero past k and past the
-// last row. The rows of A sit k elements apart, often a multiple of 4 KiB: read side by side
-// they would all fall in one L1 set; packed, a tile's rows are one stream.
+// step s of at most kStep values (dot_step_begin): MR vectors at out[(t·steps + s)·MR·kStep],
+// zero past the step's end and past the last row. The rows of A sit k elements apart, often a
+// multiple of 4 KiB: read side by side they would all fall in one L1 set; packed, a tile's
+// rows are one stream.
 template <DType In, int MR>
-void pack_dot_rows(const StorageT<In>* a, std::int64_t a_rs, std::int64_t k, std::int64_t rows, StorageT<In>* out) {
+void pack_dot_rows(const StorageT<In>* a, std::int64_t a_rs, std::int64_t k, int head, std::int64_t rows,
+                   StorageT<In>* out) {
   using S = StorageT<In>;
   constexpr int kStep = DotOps<In>::kStep;
-  const std::int64_t steps = ceil_div(k, kStep), full = k / kStep;
+  const std::int64_t steps = dot_steps<kStep>(k, head);
   for (std::int64_t t = 0; t < ceil_div(rows, MR); ++t) {
     for (int r = 0; r < MR; ++r) {
       const std::int64_t row = t * MR + r;
       S* dst = out + t * steps * MR * kStep + r * kStep;
-      if (row >= rows) {
-        for (std::int64_t q = 0; q < steps; ++q) __builtin_memset(dst + q * MR * kStep, 0, sizeof(S) * kStep);
-        continue;
-      }
-      const S* src = a + row * a_rs;
-      for (std::int64_t q = 0; q < full; ++q) __builtin_memcpy(dst + q * MR * kStep, src + q * kStep, sizeof(S) * kStep);
-      if (full < steps) {
-        S* last = dst + full * MR * kStep;
-        const std::int64_t rest = k - full * kStep;
-        __builtin_memset(last, 0, sizeof(S) * kStep);
-        __builtin_memcpy(last, src + full * kStep, std::size_t(rest) * sizeof(S));
+      for (std::int64_t q = 0; q < steps; ++q) {
+        S* step = dst + q * MR * kStep;
+        const std::int64_t begin = dot_step_begin<kStep>(q, head);
+        const std::int64_t count = row >= rows ? 0 : min64(q == 0 && head > 0 ? head : kStep, k - begin);
+        if (count < kStep) __builtin_memset(step, 0, sizeof(S) * kStep);
+        if (count > 0) __builtin_memcpy(step, a + row * a_rs + begin, std::size_t(count) * sizeof(S));
       }
     }
   }
@@ -478,15 +514,15 @@ void dot_range(const CpuGemmParams& P, const StorageT<In>* a, const StorageT<In>
                std::int64_t i_begin, std::int64_t i_end, std::int64_t j_begin, std::int64_t j_end) {
   using S = StorageT<In>;
   constexpr int kStep = DotOps<In>::kStep;
-  const DotJob job{P.k, P.a_rs, P.b_cs, P.ldc, scale_of(P)};
+  const DotJob job{P.k, P.a_rs, P.b_cs, P.ldc, scale_of(P), dot_head<In>(b, P.b_cs, P.k)};
   const std::int64_t rows = i_end - i_begin;
   a += i_begin * P.a_rs;
   c += i_begin * P.ldc;
   // A is packed when it is reused over enough tiles of columns to repay the copy.
   if (j_end - j_begin >= 8 * NC) {
-    const std::int64_t steps = ceil_div(P.k, kStep), tile = steps * MR * kStep;
+    const std::int64_t tile = dot_steps<kStep>(P.k, job.head) * MR * kStep;
     S* packed = static_cast<S*>(thread_scratch(0, std::size_t(ceil_div(rows, MR) * tile) * sizeof(S)));
-    pack_dot_rows<In, MR>(a, P.a_rs, P.k, rows, packed);
+    pack_dot_rows<In, MR>(a, P.a_rs, P.k, job.head, rows, packed);
     auto columns = [&](auto nc, std::int64_t j) {
       for (std::int64_t i = 0; i < rows; i += MR) {
         dot_block<In, Out, MR, decltype(nc)::value, true>(job, packed + (i / MR) * tile, b + j * P.b_cs, c + i * P.ldc + j,
