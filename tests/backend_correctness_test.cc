@@ -201,6 +201,8 @@ TEST(CpuKernels, EveryDirectKernelTileMatchesTheReference) {
 #define F32_ROWS_TILE(mr, nv) f32_tiles.push_back({cpu::kAlgoDirectRows, mr, nv});
 #define DOT_TILE(mr, nc) tiles.push_back({cpu::kAlgoDirectDot, mr, nc});
 #define COLUMNS_TILE(mj, nv) tiles.push_back({cpu::kAlgoDirectColumns, nv, mj});
+#define STREAM_TILE(mr) tiles.push_back({cpu::kAlgoDirectStream, mr, 1});
+  GEMMTUNE_CPU_STREAM_TILES(STREAM_TILE)
   GEMMTUNE_CPU_DIRECT_TILES(ROWS_TILE)
   GEMMTUNE_CPU_DIRECT_F32_TILES(F32_ROWS_TILE)
   GEMMTUNE_CPU_DOT_TILES(DOT_TILE)
@@ -209,6 +211,7 @@ TEST(CpuKernels, EveryDirectKernelTileMatchesTheReference) {
 #undef F32_ROWS_TILE
 #undef DOT_TILE
 #undef COLUMNS_TILE
+#undef STREAM_TILE
   // Rows both above and below every tile height (an overlapping tail, a padded one).
   const std::tuple<int, int, int> shapes[] = {{1, 70, 37}, {19, 33, 65}, {3, 129, 8}, {37, 1, 19}, {21, 45, 1},
                                               {30, 20, 9}};
@@ -227,10 +230,11 @@ TEST(CpuKernels, EveryDirectKernelTileMatchesTheReference) {
             c.algo = tile.algo;
             c.isa = isa;
             // Rows and columns of C: the columns kernel counts its rows in vectors, the rows
-            // kernel its columns, the dot kernel neither.
+            // and stream kernels their columns, the dot kernel neither.
             const int lanes = cpu::vector_lanes(isa);
+            const bool column_vectors = tile.algo == cpu::kAlgoDirectRows || tile.algo == cpu::kAlgoDirectStream;
             c.micro_m = tile.algo == cpu::kAlgoDirectColumns ? tile.rows * lanes : tile.rows;
-            c.micro_n = tile.algo == cpu::kAlgoDirectRows ? tile.columns * lanes : tile.columns;
+            c.micro_n = column_vectors ? tile.columns * lanes : tile.columns;
             c.threads = 2;
             // The other layout's kernel, or the columns kernel on s8.
             if (!cpu.can_implement(problem, c).is_ok()) continue;
@@ -243,65 +247,77 @@ TEST(CpuKernels, EveryDirectKernelTileMatchesTheReference) {
 }
 
 // The dot kernels start k with a shorter step when W's rows share an offset within a vector,
-// so that every later load of W is aligned: W at every element offset of a 64-byte vector,
-// its rows a whole number of vectors apart; k shorter than the head, across it, and many
-// vectors long; enough columns that A is packed, and too few.
-TEST(CpuKernels, DotKernelsReadWAtEveryOffsetWithinAVector) {
+// and the stream kernel its columns with a narrower vector when B's rows do, so that every
+// later load of that operand is aligned: the operand at every element offset of a 64-byte
+// vector, its rows a whole number of vectors apart; k or n shorter than the head, across it,
+// and many vectors long; for the dot kernels enough columns that A is packed, and too few; for
+// the stream kernel more columns than one block of its accumulators.
+TEST(CpuKernels, StreamingKernelsReadTheirOperandAtEveryOffsetWithinAVector) {
   const BackendList backends = create_backends(*find_device("cpu"));
   const Backend& cpu = *backends.front();
   const int best = host_cpu().best_isa();
-  std::vector<std::pair<int, int>> tiles;
-#define DOT_TILE(mr, nc) tiles.push_back({mr, nc});
+  struct Tile {
+    int algo, rows, columns;
+  };
+  std::vector<Tile> tiles;
+#define DOT_TILE(mr, nc) tiles.push_back({cpu::kAlgoDirectDot, mr, nc});
+#define STREAM_TILE(mr) tiles.push_back({cpu::kAlgoDirectStream, mr, 1});
   GEMMTUNE_CPU_DOT_TILES(DOT_TILE)
+  GEMMTUNE_CPU_STREAM_TILES(STREAM_TILE)
 #undef DOT_TILE
-  const std::tuple<int, int, int> shapes[] = {{1, 70, 37}, {3, 9, 5}, {5, 130, 100}};
+#undef STREAM_TILE
+  const std::tuple<int, int, int> shapes[] = {{1, 70, 37}, {3, 9, 5}, {5, 130, 100}, {2, 1100, 19}};
   for (DType type : {DType::f32, DType::f16, DType::bf16, DType::s8}) {
-    int ran = 0;
-    const bool integer = type == DType::s8;
-    const int size = int(dtype_size(type));
-    for (auto [m, n, k] : shapes) {
-      ProblemSpec spec;
-      spec.m = m;
-      spec.n = n;
-      spec.k = k;
-      spec.a_type = spec.b_type = type;
-      spec.c_type = integer ? DType::s32 : type;
-      spec.b_layout = Layout::col_major;
-      spec.ldb = 128;  // elements: a whole number of 64-byte vectors for every dtype
-      spec.alpha = integer ? 1.0 : 1.5;
-      spec.beta = integer ? 1.0 : 0.5;
-      auto problem = Problem::create(spec);
-      ASSERT_TRUE(problem.is_ok()) << problem.status().to_string();
-      TestBuffers buffers(*problem, std::uint64_t(m * 100 + k));
-      const ReferenceSample reference = compute_reference_sample(*problem, buffers);
-      const std::size_t b_bytes = std::size_t(problem->b_elements()) * std::size_t(size);
-      std::vector<std::uint8_t> storage(b_bytes + 128);
-      const std::size_t to_vector = (64 - reinterpret_cast<std::uintptr_t>(storage.data()) % 64) % 64;
-      for (int offset = 0; offset < 64; offset += size) {
-        std::uint8_t* w = storage.data() + to_vector + std::size_t(offset);
-        std::memcpy(w, buffers.b(), b_bytes);
-        for (int isa = 0; isa <= best; ++isa) {
-          for (auto [rows, columns] : tiles) {
-            KernelConfig c;
-            c.algo = cpu::kAlgoDirectDot;
-            c.isa = isa;
-            c.micro_m = rows;
-            c.micro_n = columns;
-            c.threads = 2;
-            if (!cpu.can_implement(*problem, c).is_ok()) continue;
-            auto kernel = cpu.prepare(*problem, c);
-            ASSERT_TRUE(kernel.is_ok()) << c.to_string() << ": " << kernel.status().to_string();
-            buffers.reset_c();
-            ASSERT_TRUE((*kernel)->run({buffers.a(), w, buffers.c(), nullptr}).is_ok());
-            ++ran;
-            VerifyOutcome outcome = check_output(*problem, buffers, reference);
-            EXPECT_TRUE(outcome.ok) << problem->describe() << " W at byte " << offset << " of a vector, "
-                                    << c.to_string() << ": " << outcome.reason;
+    for (Layout b_layout : {Layout::col_major, Layout::row_major}) {
+      const int algo = b_layout == Layout::col_major ? cpu::kAlgoDirectDot : cpu::kAlgoDirectStream;
+      int ran = 0;
+      const bool integer = type == DType::s8;
+      const int size = int(dtype_size(type));
+      for (auto [m, n, k] : shapes) {
+        ProblemSpec spec;
+        spec.m = m;
+        spec.n = n;
+        spec.k = k;
+        spec.a_type = spec.b_type = type;
+        spec.c_type = integer ? DType::s32 : type;
+        spec.b_layout = b_layout;
+        spec.ldb = 1152;  // elements: a whole number of 64-byte vectors for every dtype, above n
+        spec.alpha = integer ? 1.0 : 1.5;
+        spec.beta = integer ? 1.0 : 0.5;
+        auto problem = Problem::create(spec);
+        ASSERT_TRUE(problem.is_ok()) << problem.status().to_string();
+        TestBuffers buffers(*problem, std::uint64_t(m * 100 + k));
+        const ReferenceSample reference = compute_reference_sample(*problem, buffers);
+        const std::size_t b_bytes = std::size_t(problem->b_elements()) * std::size_t(size);
+        std::vector<std::uint8_t> storage(b_bytes + 128);
+        const std::size_t to_vector = (64 - reinterpret_cast<std::uintptr_t>(storage.data()) % 64) % 64;
+        for (int offset = 0; offset < 64; offset += size) {
+          std::uint8_t* operand = storage.data() + to_vector + std::size_t(offset);
+          std::memcpy(operand, buffers.b(), b_bytes);
+          for (int isa = 0; isa <= best; ++isa) {
+            for (const Tile& tile : tiles) {
+              if (tile.algo != algo) continue;
+              KernelConfig c;
+              c.algo = algo;
+              c.isa = isa;
+              c.micro_m = tile.rows;
+              c.micro_n = algo == cpu::kAlgoDirectStream ? cpu::vector_lanes(isa) : tile.columns;
+              c.threads = 2;
+              if (!cpu.can_implement(*problem, c).is_ok()) continue;
+              auto kernel = cpu.prepare(*problem, c);
+              ASSERT_TRUE(kernel.is_ok()) << c.to_string() << ": " << kernel.status().to_string();
+              buffers.reset_c();
+              ASSERT_TRUE((*kernel)->run({buffers.a(), operand, buffers.c(), nullptr}).is_ok());
+              ++ran;
+              VerifyOutcome outcome = check_output(*problem, buffers, reference);
+              EXPECT_TRUE(outcome.ok) << problem->describe() << " B at byte " << offset << " of a vector, "
+                                      << c.to_string() << ": " << outcome.reason;
+            }
           }
         }
       }
+      EXPECT_GT(ran, 0) << dtype_name(type) << ": no kernel of algo " << algo << " ran";
     }
-    EXPECT_GT(ran, 0) << dtype_name(type) << ": no dot kernel ran";
   }
 }
 

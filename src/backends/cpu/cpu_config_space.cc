@@ -25,6 +25,11 @@ constexpr double kAlwaysThreadedMacs = double(1 << 22);
 
 double macs(const Problem& p) { return double(p.m()) * double(p.n()) * double(p.k()); }
 
+// Whether B fits this core's L2, where a direct kernel reads it at cache speed in any order.
+bool b_in_l2(const Problem& p, const CpuInfo& cpu) {
+  return double(p.k()) * double(p.n()) * double(dtype_size(p.a_type())) <= double(cpu.l2_bytes);
+}
+
 KernelConfig scaled(const CpuListEntry& e, int isa, int threads, const Problem& p) {
   KernelConfig c;
   c.micro_m = e.micro_m;
@@ -110,6 +115,11 @@ Status check_cpu_limits(const KernelConfig& c, const Problem& p, const CpuInfo& 
     return unsupported(std::string("this CPU lacks ") + std::string(cpu_isa_name(c.isa)));
   }
   // Accumulators that do not fit the register file spill to the stack on every k step.
+  if (c.algo == kAlgoDirectStream && stream_rows_per_pass(c.micro_m, cpu.vector_registers(c.isa)) == 0) {
+    return unsupported("stream tile of " + std::to_string(c.micro_m) + " rows needs " +
+                       std::to_string(2 * c.micro_m + 1) + " vector registers, " + std::string(cpu_isa_name(c.isa)) +
+                       " has " + std::to_string(cpu.vector_registers(c.isa)));
+  }
   const TileKey key = tile_key(c.algo, c.micro_m, c.micro_n, vector_lanes(c.isa));
   const int registers =
       c.algo == kAlgoDirectDot ? registers_for_dot_tile(key.first, key.second) : registers_for_tile(key.first, key.second);
@@ -181,6 +191,13 @@ std::vector<KernelConfig> direct_configs(const Problem& p, SearchSpace space, co
         for (const MicroTile& t : kDirectF32Tiles) add_rows(t);
       }
     }
+    // B too large for L2, contiguous along n, against a few rows: streamed in its own order.
+    if (strides.b_cs == 1 && (exhaustive || (p.m() <= kSkinny && !b_in_l2(p, cpu)))) {
+#define GEMMTUNE_CPU_STREAM_CONFIG(mr) \
+  if (exhaustive || mr <= std::max<std::int64_t>(p.m(), 1)) add(kAlgoDirectStream, mr, lanes);
+      GEMMTUNE_CPU_STREAM_TILES(GEMMTUNE_CPU_STREAM_CONFIG)
+#undef GEMMTUNE_CPU_STREAM_CONFIG
+    }
     // Dots need (rows + columns) loads per tile step: past a few rows, columns does better.
     const bool dots = exhaustive || p.m() <= kSkinny || p.n() <= kSkinny || macs(p) <= kDirectMacs;
     if (dots && strides.a_ks == 1 && strides.b_ks == 1) {
@@ -247,9 +264,8 @@ std::vector<KernelConfig> cpu_configs(const Problem& p, SearchSpace space, const
   // A B that fits L2 stays there across all row tiles of a direct kernel, which then reads it
   // at cache speed and saves the packing: f32 256³ (B 256 KiB of a 1 MiB L2) and 384³
   // (576 KiB), where the rows kernel beats the packed one by 4-15% and matches oneDNN.
-  const bool b_in_l2 = double(p.k()) * double(p.n()) * double(dtype_size(p.a_type())) <= double(cpu.l2_bytes);
   const bool direct = space == SearchSpace::exhaustive || macs(p) <= kDirectMacs || p.m() <= kSkinny ||
-                      p.n() <= kSkinny || p.m() <= columns_rows || b_in_l2;
+                      p.n() <= kSkinny || p.m() <= columns_rows || b_in_l2(p, cpu);
   std::vector<KernelConfig> configs;
   if (direct) configs = direct_configs(p, space, cpu);
   for (const KernelConfig& c : packed_configs(p, space, cpu)) configs.push_back(c);

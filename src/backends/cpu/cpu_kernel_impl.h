@@ -10,6 +10,7 @@
 #include "cpu_columns_gemm.h"
 #include "cpu_direct_gemm.h"
 #include "cpu_packed_gemm.h"
+#include "cpu_stream_gemm.h"
 
 namespace gemmtune::cpu::GEMMTUNE_ISA_NAMESPACE {
 namespace {
@@ -41,6 +42,11 @@ CpuGemmFn find_tile(int algo, int micro_m, int columns) {
       GEMMTUNE_CPU_TILE_SHAPES(GEMMTUNE_CPU_TILE_CASE)
 #undef GEMMTUNE_CPU_TILE_CASE
     }
+  } else if (algo == kAlgoDirectStream) {
+#define GEMMTUNE_CPU_TILE_CASE(mr) \
+  if (micro_m == mr && columns == 1) return &gemm_direct_stream<In, Out, mr>;
+    GEMMTUNE_CPU_STREAM_TILES(GEMMTUNE_CPU_TILE_CASE)
+#undef GEMMTUNE_CPU_TILE_CASE
   } else if (algo == kAlgoDirectColumns) {
     if constexpr (In != DType::s8) {
 #define GEMMTUNE_CPU_TILE_CASE(mj, nv) \

@@ -65,12 +65,16 @@ class CpuTemplateBackend final : public Backend {
     if (c.isa < 0 || c.isa > cpu_.best_isa()) {
       return unsupported("isa " + std::string(cpu_isa_name(c.isa)) + " is not available on this CPU");
     }
-    if (c.algo < kAlgoPacked || c.algo > kAlgoDirectTile) {
+    if (c.algo < kAlgoPacked || c.algo > kAlgoDirectStream) {
       return unsupported("unknown cpu algo " + std::to_string(c.algo));
     }
     const CpuGemmParams strides = cpu_strides(p);
     if (c.algo == kAlgoDirectRows && strides.b_cs != 1) {
       return unsupported("the direct rows kernel reads B contiguous along n (row-major)");
+    }
+    if (c.algo == kAlgoDirectStream && (strides.b_cs != 1 || c.micro_n != vector_lanes(c.isa))) {
+      return unsupported("the direct stream kernel reads B contiguous along n (row-major), one vector wide (mn = " +
+                         std::to_string(vector_lanes(c.isa)) + ")");
     }
     if (c.algo == kAlgoDirectDot && (strides.a_ks != 1 || strides.b_ks != 1)) {
       return unsupported("the direct dot kernel reads A and B contiguous along k (A row-major, B column-major)");
