@@ -187,31 +187,53 @@ TEST(CpuKernels, EveryIsaAndRegisterTileMatchesTheReference) {
   }
 }
 
+// A compiled tile of a direct kernel, as its X-macro list names it.
+struct DirectTile {
+  int algo, rows, columns;
+};
+
+// Every direct tile compiled for inputs of `type` (the extra f32 rows tiles for f32 only).
+std::vector<DirectTile> direct_tiles(DType type) {
+  std::vector<DirectTile> tiles;
+#define ROWS_TILE(mr, nv) tiles.push_back({cpu::kAlgoDirectRows, mr, nv});
+#define DOT_TILE(mr, nc) tiles.push_back({cpu::kAlgoDirectDot, mr, nc});
+#define COLUMNS_TILE(mj, nv) tiles.push_back({cpu::kAlgoDirectColumns, nv, mj});
+#define STREAM_TILE(mr) tiles.push_back({cpu::kAlgoDirectStream, mr, 1});
+  GEMMTUNE_CPU_STREAM_TILES(STREAM_TILE)
+  GEMMTUNE_CPU_DIRECT_TILES(ROWS_TILE)
+  if (type == DType::f32) {
+    GEMMTUNE_CPU_DIRECT_F32_TILES(ROWS_TILE)
+  }
+  GEMMTUNE_CPU_DOT_TILES(DOT_TILE)
+  GEMMTUNE_CPU_COLUMNS_TILES(COLUMNS_TILE)
+#undef ROWS_TILE
+#undef DOT_TILE
+#undef COLUMNS_TILE
+#undef STREAM_TILE
+  return tiles;
+}
+
+// The two-thread config of a direct tile at an ISA level. Rows and columns of C: the columns
+// kernel counts its rows in vectors, the rows and stream kernels their columns, the dot
+// kernel neither.
+KernelConfig direct_config(const DirectTile& tile, int isa) {
+  const int lanes = cpu::vector_lanes(isa);
+  const bool column_vectors = tile.algo == cpu::kAlgoDirectRows || tile.algo == cpu::kAlgoDirectStream;
+  KernelConfig c;
+  c.algo = tile.algo;
+  c.isa = isa;
+  c.micro_m = tile.algo == cpu::kAlgoDirectColumns ? tile.rows * lanes : tile.rows;
+  c.micro_n = column_vectors ? tile.columns * lanes : tile.columns;
+  c.threads = 2;
+  return c;
+}
+
 // The direct (unpacked) kernels: every tile, every ISA level, in the layouts each one serves,
 // on shapes whose edges cut through the tiles, with one-wide dims whose strides do not matter.
 TEST(CpuKernels, EveryDirectKernelTileMatchesTheReference) {
   const BackendList backends = create_backends(*find_device("cpu"));
   const Backend& cpu = *backends.front();
   const int best = host_cpu().best_isa();
-  struct Tile {
-    int algo, rows, columns;
-  };
-  std::vector<Tile> tiles, f32_tiles;
-#define ROWS_TILE(mr, nv) tiles.push_back({cpu::kAlgoDirectRows, mr, nv});
-#define F32_ROWS_TILE(mr, nv) f32_tiles.push_back({cpu::kAlgoDirectRows, mr, nv});
-#define DOT_TILE(mr, nc) tiles.push_back({cpu::kAlgoDirectDot, mr, nc});
-#define COLUMNS_TILE(mj, nv) tiles.push_back({cpu::kAlgoDirectColumns, nv, mj});
-#define STREAM_TILE(mr) tiles.push_back({cpu::kAlgoDirectStream, mr, 1});
-  GEMMTUNE_CPU_STREAM_TILES(STREAM_TILE)
-  GEMMTUNE_CPU_DIRECT_TILES(ROWS_TILE)
-  GEMMTUNE_CPU_DIRECT_F32_TILES(F32_ROWS_TILE)
-  GEMMTUNE_CPU_DOT_TILES(DOT_TILE)
-  GEMMTUNE_CPU_COLUMNS_TILES(COLUMNS_TILE)
-#undef ROWS_TILE
-#undef F32_ROWS_TILE
-#undef DOT_TILE
-#undef COLUMNS_TILE
-#undef STREAM_TILE
   // Rows both above and below every tile height (an overlapping tail, a padded one).
   const std::tuple<int, int, int> shapes[] = {{1, 70, 37}, {19, 33, 65}, {3, 129, 8}, {37, 1, 19}, {21, 45, 1},
                                               {30, 20, 9}};
@@ -222,20 +244,9 @@ TEST(CpuKernels, EveryDirectKernelTileMatchesTheReference) {
         const Problem problem = padded_problem(m, n, k, type, layout, 2, integer ? 1.0 : 1.5, integer ? 1.0 : 0.5);
         TestBuffers buffers(problem, std::uint64_t(m * 1000 + n));
         const ReferenceSample reference = compute_reference_sample(problem, buffers);
-        std::vector<Tile> all = tiles;
-        if (type == DType::f32) all.insert(all.end(), f32_tiles.begin(), f32_tiles.end());
         for (int isa = 0; isa <= best; ++isa) {
-          for (const Tile& tile : all) {
-            KernelConfig c;
-            c.algo = tile.algo;
-            c.isa = isa;
-            // Rows and columns of C: the columns kernel counts its rows in vectors, the rows
-            // and stream kernels their columns, the dot kernel neither.
-            const int lanes = cpu::vector_lanes(isa);
-            const bool column_vectors = tile.algo == cpu::kAlgoDirectRows || tile.algo == cpu::kAlgoDirectStream;
-            c.micro_m = tile.algo == cpu::kAlgoDirectColumns ? tile.rows * lanes : tile.rows;
-            c.micro_n = column_vectors ? tile.columns * lanes : tile.columns;
-            c.threads = 2;
+          for (const DirectTile& tile : direct_tiles(type)) {
+            const KernelConfig c = direct_config(tile, isa);
             // The other layout's kernel, or the columns kernel on s8.
             if (!cpu.can_implement(problem, c).is_ok()) continue;
             expect_cpu_config_matches(cpu, problem, buffers, reference, c);
@@ -256,16 +267,6 @@ TEST(CpuKernels, StreamingKernelsReadTheirOperandAtEveryOffsetWithinAVector) {
   const BackendList backends = create_backends(*find_device("cpu"));
   const Backend& cpu = *backends.front();
   const int best = host_cpu().best_isa();
-  struct Tile {
-    int algo, rows, columns;
-  };
-  std::vector<Tile> tiles;
-#define DOT_TILE(mr, nc) tiles.push_back({cpu::kAlgoDirectDot, mr, nc});
-#define STREAM_TILE(mr) tiles.push_back({cpu::kAlgoDirectStream, mr, 1});
-  GEMMTUNE_CPU_DOT_TILES(DOT_TILE)
-  GEMMTUNE_CPU_STREAM_TILES(STREAM_TILE)
-#undef DOT_TILE
-#undef STREAM_TILE
   const std::tuple<int, int, int> shapes[] = {{1, 70, 37}, {3, 9, 5}, {5, 130, 100}, {2, 1100, 19}};
   for (DType type : {DType::f32, DType::f16, DType::bf16, DType::s8}) {
     for (Layout b_layout : {Layout::col_major, Layout::row_major}) {
@@ -295,14 +296,9 @@ TEST(CpuKernels, StreamingKernelsReadTheirOperandAtEveryOffsetWithinAVector) {
           std::uint8_t* operand = storage.data() + to_vector + std::size_t(offset);
           std::memcpy(operand, buffers.b(), b_bytes);
           for (int isa = 0; isa <= best; ++isa) {
-            for (const Tile& tile : tiles) {
+            for (const DirectTile& tile : direct_tiles(type)) {
               if (tile.algo != algo) continue;
-              KernelConfig c;
-              c.algo = algo;
-              c.isa = isa;
-              c.micro_m = tile.rows;
-              c.micro_n = algo == cpu::kAlgoDirectStream ? cpu::vector_lanes(isa) : tile.columns;
-              c.threads = 2;
+              const KernelConfig c = direct_config(tile, isa);
               if (!cpu.can_implement(*problem, c).is_ok()) continue;
               auto kernel = cpu.prepare(*problem, c);
               ASSERT_TRUE(kernel.is_ok()) << c.to_string() << ": " << kernel.status().to_string();
