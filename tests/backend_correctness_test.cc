@@ -190,6 +190,7 @@ TEST(CpuKernels, EveryIsaAndRegisterTileMatchesTheReference) {
 // A compiled tile of a direct kernel, as its X-macro list names it.
 struct DirectTile {
   int algo, rows, columns;
+  int block_k = 0;  // the stream kernel's rows of B per block
 };
 
 // Every direct tile compiled for inputs of `type` (the extra f32 rows tiles for f32 only).
@@ -198,7 +199,8 @@ std::vector<DirectTile> direct_tiles(DType type) {
 #define ROWS_TILE(mr, nv) tiles.push_back({cpu::kAlgoDirectRows, mr, nv});
 #define DOT_TILE(mr, nc) tiles.push_back({cpu::kAlgoDirectDot, mr, nc});
 #define COLUMNS_TILE(mj, nv) tiles.push_back({cpu::kAlgoDirectColumns, nv, mj});
-#define STREAM_TILE(mr) tiles.push_back({cpu::kAlgoDirectStream, mr, 1});
+#define STREAM_TILE(mr, nv)                                                                   \
+  for (int depth : cpu::kStreamBlockDepths) tiles.push_back({cpu::kAlgoDirectStream, mr, nv, depth});
   GEMMTUNE_CPU_STREAM_TILES(STREAM_TILE)
   GEMMTUNE_CPU_DIRECT_TILES(ROWS_TILE)
   if (type == DType::f32) {
@@ -224,6 +226,7 @@ KernelConfig direct_config(const DirectTile& tile, int isa) {
   c.isa = isa;
   c.micro_m = tile.algo == cpu::kAlgoDirectColumns ? tile.rows * lanes : tile.rows;
   c.micro_n = column_vectors ? tile.columns * lanes : tile.columns;
+  c.block_k = tile.block_k;
   c.threads = 2;
   return c;
 }
@@ -234,9 +237,11 @@ TEST(CpuKernels, EveryDirectKernelTileMatchesTheReference) {
   const BackendList backends = create_backends(*find_device("cpu"));
   const Backend& cpu = *backends.front();
   const int best = host_cpu().best_isa();
-  // Rows both above and below every tile height (an overlapping tail, a padded one).
+  // Rows both above and below every tile height (an overlapping tail, a padded one); for the
+  // stream kernel, k past its deep block and more columns per thread than one group of its
+  // accumulators.
   const std::tuple<int, int, int> shapes[] = {{1, 70, 37}, {19, 33, 65}, {3, 129, 8}, {37, 1, 19}, {21, 45, 1},
-                                              {30, 20, 9}};
+                                              {30, 20, 9},  {4, 40, 300},  {1, 9000, 20}};
   for (DType type : {DType::f32, DType::f16, DType::bf16, DType::s8}) {
     for (const char* layout : {"nn", "tn", "nt", "tt"}) {
       for (auto [m, n, k] : shapes) {

@@ -115,11 +115,6 @@ Status check_cpu_limits(const KernelConfig& c, const Problem& p, const CpuInfo& 
     return unsupported(std::string("this CPU lacks ") + std::string(cpu_isa_name(c.isa)));
   }
   // Accumulators that do not fit the register file spill to the stack on every k step.
-  if (c.algo == kAlgoDirectStream && stream_rows_per_pass(c.micro_m, cpu.vector_registers(c.isa)) == 0) {
-    return unsupported("stream tile of " + std::to_string(c.micro_m) + " rows needs " +
-                       std::to_string(2 * c.micro_m + 1) + " vector registers, " + std::string(cpu_isa_name(c.isa)) +
-                       " has " + std::to_string(cpu.vector_registers(c.isa)));
-  }
   const TileKey key = tile_key(c.algo, c.micro_m, c.micro_n, vector_lanes(c.isa));
   const int registers =
       c.algo == kAlgoDirectDot ? registers_for_dot_tile(key.first, key.second) : registers_for_tile(key.first, key.second);
@@ -160,11 +155,12 @@ std::vector<KernelConfig> direct_configs(const Problem& p, SearchSpace space, co
   const std::int64_t vectors = std::min<std::int64_t>(4, (p.n() + lanes - 1) / lanes);
   std::vector<KernelConfig> configs;
   for (int threads : thread_counts(p, cpu)) {
-    auto add = [&](int algo, int micro_m, int micro_n, int tile_isa = -1) {
+    auto add = [&](int algo, int micro_m, int micro_n, int tile_isa = -1, int block_k = 0) {
       KernelConfig c;
       c.algo = algo;
       c.micro_m = micro_m;
       c.micro_n = micro_n;
+      c.block_k = block_k;
       c.threads = threads;
       c.isa = tile_isa < 0 ? isa : tile_isa;
       if (check_cpu_limits(c, p, cpu).is_ok()) configs.push_back(c);
@@ -192,11 +188,15 @@ std::vector<KernelConfig> direct_configs(const Problem& p, SearchSpace space, co
       }
     }
     // B too large for L2, contiguous along n, against a few rows: streamed in its own order.
-    // Tiles up to the next power of two of m: one pass over B with padded rows beat two
-    // (the 4-row tile was the fastest stream tile at m = 2 and 3 in the training sweeps).
+    // Tiles up to the next power of two of m (rows past m are padding), each with shallow and
+    // deep blocks (no deeper than k): which one wins turns on m, not on the tile.
     if (strides.b_cs == 1 && (exhaustive || (p.m() <= kSkinny && !b_in_l2(p, cpu)))) {
-#define GEMMTUNE_CPU_STREAM_CONFIG(mr) \
-  if (exhaustive || mr < 2 * std::max<std::int64_t>(p.m(), 1)) add(kAlgoDirectStream, mr, lanes);
+#define GEMMTUNE_CPU_STREAM_CONFIG(mr, nv)                                                         \
+  if (exhaustive || mr < 2 * std::max<std::int64_t>(p.m(), 1)) {                                   \
+    for (int depth : kStreamBlockDepths) {                                                          \
+      add(kAlgoDirectStream, mr, nv * lanes, -1, scale_block_to_dim(depth, p.k(), kStreamBlockDepths[0])); \
+    }                                                                                               \
+  }
       GEMMTUNE_CPU_STREAM_TILES(GEMMTUNE_CPU_STREAM_CONFIG)
 #undef GEMMTUNE_CPU_STREAM_CONFIG
     }

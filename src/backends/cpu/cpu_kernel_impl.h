@@ -43,8 +43,8 @@ CpuGemmFn find_tile(int algo, int micro_m, int columns) {
 #undef GEMMTUNE_CPU_TILE_CASE
     }
   } else if (algo == kAlgoDirectStream) {
-#define GEMMTUNE_CPU_TILE_CASE(mr) \
-  if (micro_m == mr && columns == 1) return &gemm_direct_stream<In, Out, mr>;
+#define GEMMTUNE_CPU_TILE_CASE(mr, nv) \
+  if (micro_m == mr && columns == nv) return &gemm_direct_stream<In, Out, mr, nv>;
     GEMMTUNE_CPU_STREAM_TILES(GEMMTUNE_CPU_TILE_CASE)
 #undef GEMMTUNE_CPU_TILE_CASE
   } else if (algo == kAlgoDirectColumns) {

@@ -56,7 +56,7 @@ inline constexpr int kAlgoDirectRows = 1;  // no packing; B contiguous along n; 
 inline constexpr int kAlgoDirectDot = 2;   // no packing; A and B contiguous along k; dots along k
 inline constexpr int kAlgoDirectColumns = 3;  // Aᵀ packed into vectors; B contiguous along k broadcast
 inline constexpr int kAlgoDirectTile = 4;     // all of C in registers; m = micro_m, n ≤ micro_n
-inline constexpr int kAlgoDirectStream = 5;   // B streamed row by row into rows of C held in L1
+inline constexpr int kAlgoDirectStream = 5;   // B read in storage order, a block of rows at a time, into rows tiles
 
 // Register tiles each algorithm is compiled for, X(rows, columns): columns count vectors for
 // packed and rows, single columns for dot. The config space offers only these, pruned by each
@@ -69,8 +69,14 @@ inline constexpr int kAlgoDirectStream = 5;   // B streamed row by row into rows
 #define GEMMTUNE_CPU_DIRECT_F32_TILES(X) \
   X(1, 1) X(1, 2) X(2, 2) X(3, 4) X(5, 4) X(6, 3) X(6, 4) X(9, 3) X(12, 1) X(12, 2) X(24, 1)
 #define GEMMTUNE_CPU_DOT_TILES(X) X(1, 1) X(1, 4) X(1, 8) X(2, 4) X(4, 2) X(4, 4) X(8, 1) X(8, 2) X(8, 3) X(16, 1)
-// Stream tiles, X(rows of C): how many rows of A each pass over B serves.
-#define GEMMTUNE_CPU_STREAM_TILES(X) X(1) X(2) X(4) X(8)
+// Stream tiles, X(rows of C, vectors of columns): the register tile each block of B's rows
+// passes through.
+#define GEMMTUNE_CPU_STREAM_TILES(X) X(1, 4) X(1, 8) X(2, 4) X(4, 2) X(4, 4) X(8, 1) X(8, 3) X(16, 1)
+// Rows of B per block of the stream kernel (its config's block_k): shallow blocks that the
+// hardware prefetchers follow, for products that stream B at memory speed (1-4 rows of A);
+// deep ones that prefetch in software and visit each C tile less often, for products that
+// are bound by their multiply-adds (8 rows and more).
+inline constexpr int kStreamBlockDepths[] = {8, 256};
 // Columns tiles, X(columns of C, vectors of rows of C); f32, f16 and bf16 only.
 #define GEMMTUNE_CPU_COLUMNS_TILES(X) \
   X(4, 1) X(6, 1) X(8, 1) X(12, 1) X(4, 2) X(6, 2) X(8, 2) X(12, 2) X(4, 3) X(6, 3) X(8, 3) X(4, 4) X(6, 4)
@@ -103,12 +109,6 @@ inline constexpr MicroTile kTileShapes[] = {GEMMTUNE_CPU_TILE_SHAPES(GEMMTUNE_CP
 // from memory as an operand).
 constexpr int registers_for_tile(int micro_m, int micro_nv) { return micro_m * micro_nv + micro_nv + 1; }
 constexpr int registers_for_dot_tile(int micro_m, int columns) { return micro_m * columns + columns; }
-// A stream tile of mr rows holds, per row of B in a pass, mr broadcasts of A, and mr sums and
-// one vector of B: as many rows per pass (up to 8) as the register file allows, 0 if none.
-constexpr int stream_rows_per_pass(int micro_m, int registers) {
-  const int fit = (registers - micro_m - 1) / micro_m;
-  return fit >= 8 ? 8 : fit >= 4 ? 4 : fit >= 2 ? 2 : fit >= 1 ? 1 : 0;
-}
 static_assert(registers_for_tile(14, 2) <= 32, "every packed tile must fit AVX-512's 32 registers");
 
 // The (micro_m, columns) pair the kernel lookup takes for a config's tile of micro_m rows and

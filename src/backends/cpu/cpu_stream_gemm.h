@@ -5,10 +5,17 @@
 // bytes from each row, rows ldb apart: for a B of many megabytes each of those reads is on a
 // page of its own, and the prefetchers see thousands of short streams (1 × 4096 × 4096 took
 // 2.4 ms on the development machine, where reading the 64 MiB takes 0.6). This kernel reads B
-// in its storage order instead: U rows at a time, each along a block of columns, adding
-// U rows' products into MR rows of C held as accumulators in an L1 buffer, which each pass
-// loads and stores once. Where B's rows share an offset within a vector, the first vector of
-// a block is that much narrower, so that every later load of B is aligned (see dot_head).
+// in its storage order instead: a block of rows at a time, each row along all of
+// the thread's columns before the block moves on. Within a block it is the rows
+// kernel: an MR × NV-vector tile of C in registers over the block's rows, then parked in an
+// accumulator buffer (L2) until the next block; the block's B under one tile of columns
+// stays in L1 or L2 for every tile of rows, so B is read from memory once whatever m.
+// An earlier version summed U rows of B at a time into rows of C kept in L1, which loaded and
+// stored every sum each U rows: store-bound past 4 rows (8 × 4048 × 4008: 2.9 ms against
+// oneDNN's 1.1).
+//
+// Where B's rows share an offset within a vector, the first tile of columns is that much
+// narrower, so that every later load of B is aligned (see dot_head).
 #pragma once
 
 #include "cpu_direct_gemm.h"
@@ -16,16 +23,21 @@
 namespace gemmtune::cpu::GEMMTUNE_ISA_NAMESPACE {
 namespace {
 
-// Rows of B per pass over the accumulators: each pass loads and stores the buffer once, so more
-// rows save L1 traffic, up to the registers that A's U × MR broadcasts take.
-constexpr int kStreamRegisters = GEMMTUNE_VECTOR_BYTES >= 64 ? 32 : 16;
-constexpr int stream_rows(int mr) { return stream_rows_per_pass(mr, kStreamRegisters) > 0 ? stream_rows_per_pass(mr, kStreamRegisters) : 1; }
-
-// Columns of one block: MR rows of accumulators for them fill 16 KiB, a third of a 48 KiB L1.
-template <class Acc>
-constexpr std::int64_t stream_block_columns(int mr) {
-  return std::int64_t(16 << 10) / (std::int64_t(mr) * std::int64_t(sizeof(Acc))) * kLanes;
-}
+// Rows of B per block (the config's block_k, kStreamBlockDepths): each visit of a C tile loads
+// and stores it once, and the block's rows are streams read side by side. Up to
+// kStreamHardwareStreams rows the hardware prefetchers follow them; a deeper block, which
+// products of more rows need to keep the buffer's traffic down, prefetches itself, row by row,
+// the columns kStreamPrefetchTiles tiles ahead. On the development machine (f32, two threads,
+// W stored k × n, a probe alternating with oneDNN's sgemm): 1 × 4096 × 4096 0.57 ms with blocks
+// of 8 rows and no prefetching, 1.06 ms with 256 and prefetching; 4 rows 1.14 ms and 1.39 ms;
+// 8 × 4032 × 4008 2.1 ms and 1.0 ms (8 tiles ahead 1.25 ms, blocks of 1024 rows 1.6 ms);
+// oneDNN 1.1-1.5 ms.
+constexpr std::int64_t kStreamHardwareStreams = 32;
+constexpr int kStreamPrefetchTiles = 2;
+// Rows of A per group (whole tiles), and bytes of accumulators per group of columns: the
+// buffer of a group stays in L2 and does not grow with n or m.
+constexpr int kStreamGroupRows = 16;
+constexpr std::int64_t kStreamGroupBytes = 256 << 10;
 
 // Lanes before B's rows, from column b_row, reach a vector boundary in storage; 0 when the
 // rows lie at different offsets (ldb not a whole number of vectors) or there is no later vector.
@@ -38,120 +50,167 @@ inline int stream_head(const StorageT<In>* b_row, std::int64_t b_ks, std::int64_
   return head < columns ? head : 0;
 }
 
-// What one row tile shares: A packed k-major (MR values per k, rows past m zero), B and its
-// row stride, k, and the accumulator buffer.
+// What every tile of one call shares, copied out of the parameters so the compiler keeps it
+// in registers.
 template <DType In>
 struct StreamJob {
-  const StorageT<In>* a;
   const StorageT<In>* b;
-  std::int64_t b_ks, k;
-  AccVec<In>* acc;
+  std::int64_t b_ks, k, ldc;
+  Scale scale;
+  bool plain;  // alpha = 1, beta = 0: C is only stored
 };
 
-// One pass: rows [p, p + U) of B over the columns [j0, j1) of the block, whose vectors sit in
-// the buffer one after the other (the first `head` lanes wide when head > 0), MR accumulators
-// each.
-template <DType In, int MR, int U>
-__attribute__((always_inline)) inline void stream_pass(const StreamJob<In>& job, std::int64_t p, bool first,
-                                                       std::int64_t j0, std::int64_t j1, int head) {
+// One visit of a tile: MR rows (A packed k-major, MR values per k) × `cols` columns from j
+// (NV vectors, the last ones masked or empty; all NV whole when kWhole) over rows [p0, p1) of B. The sums start from
+// zero (first) or from the buffer, and end in the buffer or, after the last block, in C's
+// first `rows` rows.
+template <DType In, DType Out, int MR, int NV, bool kWhole>
+__attribute__((always_inline)) inline void stream_visit(const StreamJob<In>& job, const StorageT<In>* a,
+                                                        AccVec<In>* buffer, StorageT<Out>* c, int rows, std::int64_t j,
+                                                        int cols, std::int64_t p0, std::int64_t p1, bool first,
+                                                        bool last, bool prefetch) {
   using Ops = RowsOps<In>;
   using Acc = AccVec<In>;
-  Acc av[U][MR];
-#pragma GCC unroll 8
-  for (int u = 0; u < U; ++u) {
-#pragma GCC unroll 8
-    for (int r = 0; r < MR; ++r) av[u][r] = Ops::bcast_a(job.a + (p + u) * MR + r);
+  Acc sums[MR][NV];
+  Mask masks[NV];
+  int lanes[NV];
+#pragma GCC unroll 4
+  for (int v = 0; v < NV; ++v) {
+    lanes[v] = kWhole ? kLanes : lanes_left(cols, v * kLanes);
+    masks[v] = first_lanes(lanes[v]);
   }
-  const StorageT<In>* bp = job.b + p * job.b_ks;
+#pragma GCC unroll 16
+  for (int r = 0; r < MR; ++r) {
+#pragma GCC unroll 8
+    for (int v = 0; v < NV; ++v) sums[r][v] = first ? Acc{} : buffer[r * NV + v];
+  }
+  const StorageT<In>* bp = job.b + p0 * job.b_ks + j;
+  const StorageT<In>* ap = a + p0 * MR;
   const std::int64_t b_ks = job.b_ks;
-  Acc* acc = job.acc;
-  auto vector = [&](std::int64_t j, Mask mask, int lanes) __attribute__((always_inline)) {
-    Acc sums[MR];
+  // The tile's bytes of a row of B, and where the same row's tile kStreamPrefetchTiles ahead
+  // starts (past the thread's columns or B's end it is a hint about an unmapped line, which
+  // a prefetch ignores).
+  constexpr int kRowBytes = NV * kLanes * int(sizeof(StorageT<In>));
+  constexpr std::int64_t kAhead = std::int64_t(kStreamPrefetchTiles) * NV * kLanes;
+  for (std::int64_t p = p0; p < p1; ++p) {
+    Acc bv[NV];
 #pragma GCC unroll 8
-    for (int r = 0; r < MR; ++r) sums[r] = first ? Acc{} : acc[r];
+    for (int v = 0; v < NV; ++v) bv[v] = Ops::load_b(bp + v * kLanes, masks[v], lanes[v]);
+    if (prefetch) {
 #pragma GCC unroll 8
-    for (int u = 0; u < U; ++u) {
-      const Acc bv = Ops::load_b(bp + u * b_ks + j, mask, lanes);
-#pragma GCC unroll 8
-      for (int r = 0; r < MR; ++r) sums[r] = Ops::madd(sums[r], av[u][r], bv);
+      for (int offset = 0; offset < kRowBytes; offset += 64) prefetch_l1(reinterpret_cast<const char*>(bp + kAhead) + offset);
     }
+#pragma GCC unroll 16
+    for (int r = 0; r < MR; ++r) {
+      const Acc av = Ops::bcast_a(ap + r);
 #pragma GCC unroll 8
-    for (int r = 0; r < MR; ++r) acc[r] = sums[r];
-    acc += MR;
-  };
-  std::int64_t j = j0;
-  if (head > 0) {
-    vector(j, first_lanes(head), head);
-    j += head;
+      for (int v = 0; v < NV; ++v) sums[r][v] = Ops::madd(sums[r][v], av, bv[v]);
+    }
+    bp += b_ks;
+    ap += MR;
   }
-  const Mask full = first_lanes(kLanes);
-  for (; j + kLanes <= j1; j += kLanes) vector(j, full, kLanes);
-  if (j < j1) vector(j, first_lanes(int(j1 - j)), int(j1 - j));
-}
-
-// MR rows of C (rows [first_row, last_row) of the tile written) over columns [j_begin, j_end).
-template <DType In, DType Out, int MR>
-void stream_tile(const CpuGemmParams& P, StreamJob<In> job, StorageT<Out>* c, int rows, std::int64_t j_begin,
-                 std::int64_t j_end) {
-  using Acc = AccVec<In>;
-  constexpr int U = stream_rows(MR);
-  const Scale scale = scale_of(P);
-  const bool plain = P.alpha == 1 && P.beta == 0;
-  const int head = stream_head<In>(job.b + j_begin, job.b_ks, j_end - j_begin);
-  const std::int64_t block = stream_block_columns<Acc>(MR);
-  for (std::int64_t j0 = j_begin; j0 < j_end;) {
-    const int block_head = j0 == j_begin ? head : 0;
-    const std::int64_t j1 = min64(j_end, j0 + block_head + block);
-    std::int64_t p = 0;
-    for (; p + U <= job.k; p += U) stream_pass<In, MR, U>(job, p, p == 0, j0, j1, block_head);
-    for (; p < job.k; ++p) stream_pass<In, MR, 1>(job, p, p == 0, j0, j1, block_head);
-    // The block's sums into C, vector by vector in the buffer's order.
-    const Acc* acc = job.acc;
-    auto write = [&](std::int64_t j, int lanes) {
-      for (int r = 0; r < rows; ++r) {
-        StorageT<Out>* cp = c + r * P.ldc + j;
-        if (plain) store_c<Out>(cp, acc[r], lanes);
-        else write_c<Out>(cp, acc[r], lanes, scale);
-      }
-      acc += MR;
-    };
-    std::int64_t j = j0;
-    if (block_head > 0) {
-      write(j, block_head);
-      j += block_head;
+  if (!last) {
+#pragma GCC unroll 16
+    for (int r = 0; r < MR; ++r) {
+#pragma GCC unroll 8
+      for (int v = 0; v < NV; ++v) buffer[r * NV + v] = sums[r][v];
     }
-    for (; j < j1; j += kLanes) write(j, int(min64(kLanes, j1 - j)));
-    j0 = j1;
+    return;
+  }
+#pragma GCC unroll 16
+  for (int r = 0; r < MR; ++r) {
+    if (r >= rows) break;
+    StorageT<Out>* crow = c + r * job.ldc + j;
+#pragma GCC unroll 8
+    for (int v = 0; v < NV; ++v) {
+      if (lanes[v] == 0) break;
+      if (job.plain) store_c<Out>(crow + v * kLanes, sums[r][v], lanes[v]);
+      else write_c<Out>(crow + v * kLanes, sums[r][v], lanes[v], job.scale);
+    }
   }
 }
 
-// Rows [i_begin, i_end) × columns [j_begin, j_end) on the calling thread, MR rows at a time.
-template <DType In, DType Out, int MR>
-void stream_range(const CpuGemmParams& P, const StorageT<In>* a, const StorageT<In>* b, StorageT<Out>* c,
-                  std::int64_t i_begin, std::int64_t i_end, std::int64_t j_begin, std::int64_t j_end) {
+// Rows [i_begin, i_end) × columns [j_begin, j_end) on the calling thread.
+template <DType In, DType Out, int MR, int NV>
+__attribute__((noinline)) void stream_range(const CpuGemmParams& P, const StorageT<In>* a, const StorageT<In>* b,
+                                            StorageT<Out>* c, std::int64_t i_begin, std::int64_t i_end,
+                                            std::int64_t j_begin, std::int64_t j_end) {
   using S = StorageT<In>;
   using Acc = AccVec<In>;
-  S* packed = static_cast<S*>(thread_scratch(0, std::size_t(MR * P.k) * sizeof(S)));
-  const std::int64_t vectors = ceil_div(min64(stream_block_columns<Acc>(MR), j_end - j_begin) + kLanes, kLanes);
-  Acc* acc = static_cast<Acc*>(thread_scratch(1, std::size_t(vectors * MR) * sizeof(Acc)));
-  for (std::int64_t i = i_begin; i < i_end; i += MR) {
-    const int rows = int(min64(MR, i_end - i));
-    // A's rows of the tile k-major, zero past the last row: one broadcast per (k, row).
-    for (std::int64_t p = 0; p < P.k; ++p) {
-      for (int r = 0; r < MR; ++r) packed[p * MR + r] = r < rows ? a[(i + r) * P.a_rs + p * P.a_ks] : S{};
+  constexpr int NR = NV * kLanes;
+  constexpr int kGroupTiles = kStreamGroupRows / MR > 0 ? kStreamGroupRows / MR : 1;
+  const StreamJob<In> job{b, P.b_ks, P.k, P.ldc, scale_of(P), P.alpha == 1 && P.beta == 0};
+  const std::int64_t k = P.k;
+  const std::int64_t depth = P.block_k > 0 ? P.block_k : k;
+  const bool prefetch = depth > kStreamHardwareStreams;
+  const int head = stream_head<In>(b + j_begin, P.b_ks, j_end - j_begin);
+  // Columns per group: whole tiles whose accumulators for the group's rows fill the buffer.
+  const std::int64_t group_columns =
+      std::max<std::int64_t>(NR, kStreamGroupBytes / (std::int64_t(kGroupTiles * MR * NV) * std::int64_t(sizeof(Acc))) * NR);
+  S* packed = static_cast<S*>(thread_scratch(0, std::size_t(kGroupTiles * MR * k) * sizeof(S)));
+  Acc* buffer = nullptr;
+  if (k > depth) {
+    const std::int64_t tiles = ceil_div(min64(group_columns, j_end - j_begin), NR) + 1;
+    buffer = static_cast<Acc*>(thread_scratch(1, std::size_t(tiles * kGroupTiles * MR * NV) * sizeof(Acc)));
+  }
+  for (std::int64_t i0 = i_begin; i0 < i_end; i0 += kGroupTiles * MR) {
+    const std::int64_t i1 = min64(i_end, i0 + kGroupTiles * MR);
+    const int tiles_m = int(ceil_div(i1 - i0, MR));
+    // The group's rows of A, tile by tile, k-major, zero past the last row: one broadcast per
+    // (k, row) from a line the tile's steps walk in order.
+    for (int t = 0; t < tiles_m; ++t) {
+      S* tile = packed + std::int64_t(t) * MR * k;
+      for (std::int64_t p = 0; p < k; ++p) {
+        for (int r = 0; r < MR; ++r) {
+          const std::int64_t i = i0 + std::int64_t(t) * MR + r;
+          tile[p * MR + r] = i < i1 ? a[i * P.a_rs + p * P.a_ks] : S{};
+        }
+      }
     }
-    stream_tile<In, Out, MR>(P, StreamJob<In>{packed, b, P.b_ks, P.k, acc}, c + i * P.ldc, rows, j_begin, j_end);
+    for (std::int64_t g0 = j_begin; g0 < j_end;) {
+      const std::int64_t g1 = min64(j_end, g0 + (g0 == j_begin ? head : 0) + group_columns);
+      for (std::int64_t p0 = 0; p0 < k; p0 += depth) {
+        const std::int64_t p1 = min64(k, p0 + depth);
+        const bool first = p0 == 0, last = p1 == k;
+        Acc* tile_buffer = buffer;
+        auto columns = [&](std::int64_t j, int cols) __attribute__((always_inline)) {
+          for (int t = 0; t < tiles_m; ++t) {
+            const std::int64_t row = i0 + std::int64_t(t) * MR;
+            // Whole tiles with masks known at compile time: a shallow block's visit is a few
+            // dozen multiply-adds, which per-visit mask arithmetic would double.
+            const int rows = int(min64(MR, i1 - row));
+            const StorageT<In>* tile = packed + std::int64_t(t) * MR * k;
+            const bool ahead = prefetch && t == 0;
+            if (cols == NR) {
+              stream_visit<In, Out, MR, NV, true>(job, tile, tile_buffer, c + row * P.ldc, rows, j, cols, p0, p1, first,
+                                                  last, ahead);
+            } else {
+              stream_visit<In, Out, MR, NV, false>(job, tile, tile_buffer, c + row * P.ldc, rows, j, cols, p0, p1,
+                                                   first, last, ahead);
+            }
+            tile_buffer += MR * NV;
+          }
+        };
+        std::int64_t j = g0;
+        if (g0 == j_begin && head > 0) {
+          columns(j, head);
+          j += head;
+        }
+        for (; j < g1; j += NR) columns(j, int(min64(NR, g1 - j)));
+      }
+      g0 = g1;
+    }
   }
 }
 
-template <DType In, DType Out, int MR>
+template <DType In, DType Out, int MR, int NV>
 void gemm_direct_stream(const CpuGemmParams& P, const void* a, const void* b, void* c) {
-  // Threads split the columns (a tile of one vector makes them the longer side for any m
-  // this kernel is offered for), so each streams its own part of every row of B.
-  run_direct<In, Out>(P, a, b, c, MR, kLanes,
+  // Threads split the columns (the kernel is offered for few rows), so each streams its own
+  // part of every row of B.
+  run_direct<In, Out>(P, a, b, c, MR, NV * kLanes,
                       [&P](const StorageT<In>* a, const StorageT<In>* b, StorageT<Out>* c, std::int64_t i0,
                            std::int64_t i1, std::int64_t j0, std::int64_t j1) {
-                        stream_range<In, Out, MR>(P, a, b, c, i0, i1, j0, j1);
+                        stream_range<In, Out, MR, NV>(P, a, b, c, i0, i1, j0, j1);
                       });
 }
 

@@ -72,9 +72,11 @@ class CpuTemplateBackend final : public Backend {
     if (c.algo == kAlgoDirectRows && strides.b_cs != 1) {
       return unsupported("the direct rows kernel reads B contiguous along n (row-major)");
     }
-    if (c.algo == kAlgoDirectStream && (strides.b_cs != 1 || c.micro_n != vector_lanes(c.isa))) {
-      return unsupported("the direct stream kernel reads B contiguous along n (row-major), one vector wide (mn = " +
-                         std::to_string(vector_lanes(c.isa)) + ")");
+    if (c.algo == kAlgoDirectStream && strides.b_cs != 1) {
+      return unsupported("the direct stream kernel reads B contiguous along n (row-major)");
+    }
+    if (c.algo == kAlgoDirectStream && c.block_k < 1) {
+      return unsupported("the direct stream kernel reads B bk rows at a time: bk must be at least 1");
     }
     if (c.algo == kAlgoDirectDot && (strides.a_ks != 1 || strides.b_ks != 1)) {
       return unsupported("the direct dot kernel reads A and B contiguous along k (A row-major, B column-major)");
