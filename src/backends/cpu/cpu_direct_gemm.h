@@ -59,6 +59,25 @@ struct RowsJob {
   bool plain;  // alpha = 1, beta = 0: C is only stored
 };
 
+// Rows [first, last) of an MR × NV tile of sums into C at c + j (row 0 of the tile), each
+// vector's first lanes[v] lanes: stored as they are, or as alpha·sum + beta·C.
+template <DType Out, int MR, int NV, DType In, class Acc>
+__attribute__((always_inline)) inline void write_tile(const RowsJob<In>& job, const Acc (&sums)[MR][NV],
+                                                      StorageT<Out>* c, std::int64_t j, const int (&lanes)[NV],
+                                                      int first, int last) {
+#pragma GCC unroll 16
+  for (int r = 0; r < MR; ++r) {
+    if (r < first || r >= last) continue;
+    StorageT<Out>* crow = c + r * job.ldc + j;
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) {
+      if (lanes[v] == 0) break;
+      if (job.plain) store_c<Out>(crow + v * kLanes, sums[r][v], lanes[v]);
+      else write_c<Out>(crow + v * kLanes, sums[r][v], lanes[v], job.scale);
+    }
+  }
+}
+
 // Accumulator sets over alternate steps of k: a tile with fewer than 8 accumulators would
 // wait on the FMA latency (4 cycles, 2 FMAs a cycle), so it keeps 2 or 4 sets and adds them.
 constexpr int accumulator_sets(int accumulators) { return accumulators >= 8 ? 1 : accumulators >= 4 ? 2 : 4; }
@@ -74,8 +93,7 @@ __attribute__((always_inline)) inline void rows_block(const RowsJob<In>& job, co
   using Ops = RowsOps<In>;
   using Acc = typename Ops::Acc;
   constexpr int kSets = accumulator_sets(MR * NV);
-  const std::int64_t k = job.k, b_ks = job.b_ks, ldc = job.ldc;
-  const bool plain = job.plain;
+  const std::int64_t k = job.k, b_ks = job.b_ks;
   Acc acc[kSets][MR][NV];
   Mask masks[NV];
   int lanes[NV];
@@ -122,17 +140,7 @@ __attribute__((always_inline)) inline void rows_block(const RowsJob<In>& job, co
       for (int v = 0; v < NV; ++v) acc[0][r][v] = sum(acc[0][r][v], acc[t][r][v]);
     }
   }
-#pragma GCC unroll 16
-  for (int r = 0; r < MR; ++r) {
-    if (r < first || r >= last) continue;
-    StorageT<Out>* crow = c + r * ldc + j0;
-#pragma GCC unroll 4
-    for (int v = 0; v < NV; ++v) {
-      if (lanes[v] == 0) break;
-      if (plain) store_c<Out>(crow + v * kLanes, acc[0][r][v], lanes[v]);
-      else write_c<Out>(crow + v * kLanes, acc[0][r][v], lanes[v], job.scale);
-    }
-  }
+  write_tile<Out, MR, NV>(job, acc[0], c, j0, lanes, first, last);
 }
 
 constexpr int largest_power_of_2_below(int x) {

@@ -50,22 +50,12 @@ inline int stream_head(const StorageT<In>* b_row, std::int64_t b_ks, std::int64_
   return head < columns ? head : 0;
 }
 
-// What every tile of one call shares, copied out of the parameters so the compiler keeps it
-// in registers.
-template <DType In>
-struct StreamJob {
-  const StorageT<In>* b;
-  std::int64_t b_ks, k, ldc;
-  Scale scale;
-  bool plain;  // alpha = 1, beta = 0: C is only stored
-};
-
 // One visit of a tile: MR rows (A packed k-major, MR values per k) × `cols` columns from j
-// (NV vectors, the last ones masked or empty; all NV whole when kWhole) over rows [p0, p1) of B. The sums start from
-// zero (first) or from the buffer, and end in the buffer or, after the last block, in C's
-// first `rows` rows.
+// (NV vectors, the last ones masked or empty; all NV whole when kWhole) over rows [p0, p1)
+// of B. The sums start from zero (first) or from the buffer, and end in the buffer or, after
+// the last block, in C's first `rows` rows.
 template <DType In, DType Out, int MR, int NV, bool kWhole>
-__attribute__((always_inline)) inline void stream_visit(const StreamJob<In>& job, const StorageT<In>* a,
+__attribute__((always_inline)) inline void stream_visit(const RowsJob<In>& job, const StorageT<In>* a,
                                                         AccVec<In>* buffer, StorageT<Out>* c, int rows, std::int64_t j,
                                                         int cols, std::int64_t p0, std::int64_t p1, bool first,
                                                         bool last, bool prefetch) {
@@ -98,7 +88,9 @@ __attribute__((always_inline)) inline void stream_visit(const StreamJob<In>& job
     for (int v = 0; v < NV; ++v) bv[v] = Ops::load_b(bp + v * kLanes, masks[v], lanes[v]);
     if (prefetch) {
 #pragma GCC unroll 8
-      for (int offset = 0; offset < kRowBytes; offset += 64) prefetch_l1(reinterpret_cast<const char*>(bp + kAhead) + offset);
+      for (int offset = 0; offset < kRowBytes; offset += 64) {
+        prefetch_l1(reinterpret_cast<const char*>(bp + kAhead) + offset);
+      }
     }
 #pragma GCC unroll 16
     for (int r = 0; r < MR; ++r) {
@@ -117,17 +109,7 @@ __attribute__((always_inline)) inline void stream_visit(const StreamJob<In>& job
     }
     return;
   }
-#pragma GCC unroll 16
-  for (int r = 0; r < MR; ++r) {
-    if (r >= rows) break;
-    StorageT<Out>* crow = c + r * job.ldc + j;
-#pragma GCC unroll 8
-    for (int v = 0; v < NV; ++v) {
-      if (lanes[v] == 0) break;
-      if (job.plain) store_c<Out>(crow + v * kLanes, sums[r][v], lanes[v]);
-      else write_c<Out>(crow + v * kLanes, sums[r][v], lanes[v], job.scale);
-    }
-  }
+  write_tile<Out, MR, NV>(job, sums, c, j, lanes, 0, rows);
 }
 
 // Rows [i_begin, i_end) × columns [j_begin, j_end) on the calling thread.
@@ -139,7 +121,7 @@ __attribute__((noinline)) void stream_range(const CpuGemmParams& P, const Storag
   using Acc = AccVec<In>;
   constexpr int NR = NV * kLanes;
   constexpr int kGroupTiles = kStreamGroupRows / MR > 0 ? kStreamGroupRows / MR : 1;
-  const StreamJob<In> job{b, P.b_ks, P.k, P.ldc, scale_of(P), P.alpha == 1 && P.beta == 0};
+  const RowsJob<In> job{b, P.k, P.b_ks, P.ldc, scale_of(P), P.alpha == 1 && P.beta == 0};
   const std::int64_t k = P.k;
   const std::int64_t depth = P.block_k > 0 ? P.block_k : k;
   const bool prefetch = depth > kStreamHardwareStreams;
