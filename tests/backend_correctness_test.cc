@@ -262,6 +262,32 @@ TEST(CpuKernels, EveryDirectKernelTileMatchesTheReference) {
   }
 }
 
+// Configs no kernel can run are refused with the reason, before anything is prepared: an
+// unknown algorithm, a stream kernel on a B that is not contiguous along n or with no rows
+// of B per block (which would never advance), a rows kernel on a column-major B.
+TEST(CpuKernels, ConfigsNoKernelCanRunAreRefusedWithTheReason) {
+  const BackendList backends = create_backends(*find_device("cpu"));
+  const Backend& cpu = *backends.front();
+  const int isa = host_cpu().best_isa();
+  const Problem row_b = padded_problem(4, 256, 64, DType::f32, "nn", 0, 1.0, 0.0);
+  const Problem column_b = padded_problem(4, 256, 64, DType::f32, "nt", 0, 1.0, 0.0);
+  auto refused = [&](const Problem& problem, KernelConfig c, const std::string& why) {
+    const Status status = cpu.can_implement(problem, c);
+    EXPECT_FALSE(status.is_ok()) << c.to_string();
+    EXPECT_NE(status.message().find(why), std::string::npos) << c.to_string() << ": " << status.message();
+    EXPECT_FALSE(cpu.prepare(problem, c).is_ok()) << c.to_string();
+  };
+  KernelConfig stream = direct_config({cpu::kAlgoDirectStream, 4, 4, 8}, isa);
+  ASSERT_TRUE(cpu.can_implement(row_b, stream).is_ok());
+  refused(column_b, stream, "contiguous along n");
+  stream.block_k = 0;
+  refused(row_b, stream, "bk must be at least 1");
+  KernelConfig unknown = stream;
+  unknown.algo = 9;
+  refused(row_b, unknown, "unknown cpu algo 9");
+  refused(column_b, direct_config({cpu::kAlgoDirectRows, 4, 2}, isa), "contiguous along n");
+}
+
 // The dot kernels start k with a shorter step when W's rows share an offset within a vector,
 // and the stream kernel its columns with a narrower vector when B's rows do, so that every
 // later load of that operand is aligned: the operand at every element offset of a 64-byte
