@@ -1,0 +1,60 @@
+#include "/work/main/src/backends/cpu/cpu_thread_pool.h"
+#include <immintrin.h>
+#include <vector>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstdint>
+#include <cstring>
+#include <algorithm>
+#include <dnnl.h>
+using namespace gemmtune;
+constexpr int MR=1;
+// C[8][j0:j1] = A(8xK, packed k-major ap[p*8+r]) * B
+template<int NV, int KC, int PF>
+static void range(const float* ap, const float* B, long ldb, long K, float* C, long ldc, float* buf, long j0, long j1){
+  for(long p0=0;p0<K;p0+=KC){
+    long p1=std::min(K,p0+KC); bool first=p0==0, last=p1==K;
+    float* bb=buf;
+    for(long j=j0;j<j1;j+=NV*16, bb+=MR*NV*16){
+      __m512 s[MR][NV];
+      for(int r=0;r<MR;++r) for(int v=0;v<NV;++v) s[r][v]= first? _mm512_setzero_ps(): _mm512_load_ps(bb+(r*NV+v)*16);
+      const float* bp=B+p0*ldb+j; const float* a=ap+p0*MR;
+      for(long p=p0;p<p1;++p){
+        __m512 b[NV]; for(int v=0;v<NV;++v) b[v]=_mm512_loadu_ps(bp+v*16);
+        if(PF) for(int v=0;v<NV;++v) _mm_prefetch((const char*)(bp+v*16+PF*NV*16),_MM_HINT_T0);
+        for(int r=0;r<MR;++r){ __m512 av=_mm512_set1_ps(a[r]); for(int v=0;v<NV;++v) s[r][v]=_mm512_fmadd_ps(av,b[v],s[r][v]); }
+        bp+=ldb; a+=MR;
+      }
+      if(last){ for(int r=0;r<MR;++r) for(int v=0;v<NV;++v){ if(j+v*16<j1) _mm512_storeu_ps(C+r*ldc+j+v*16,s[r][v]);} }
+      else for(int r=0;r<MR;++r) for(int v=0;v<NV;++v) _mm512_store_ps(bb+(r*NV+v)*16,s[r][v]);
+    }
+  }
+}
+int main(int argc,char**argv){
+  const long N=atol(argv[1]),K=atol(argv[2]); int variant=atoi(argv[3]); int threads=argc>4?atoi(argv[4]):2;
+  float* B=(float*)aligned_alloc(64,N*K*4+64); for(long i=0;i<N*K;++i)B[i]=float(rand()%100)/100.f;
+  std::vector<float> A(MR*K), ap(MR*K); for(auto&x:A)x=float(rand()%100)/100.f;
+  for(long p=0;p<K;++p) for(int r=0;r<MR;++r) ap[p*MR+r]=A[r*K+p];
+  std::vector<float> C(MR*N), C2(MR*N);
+  float* bufs[2]; for(int t=0;t<2;++t) bufs[t]=(float*)aligned_alloc(64, MR*(N+64)*4*2);
+  auto body=[&](int t,int n){ long tiles=N/128; long j0=tiles*t/n*128, j1= t==n-1? N : tiles*(t+1)/n*128;
+    float* buf=bufs[t];
+    switch(variant){
+      case 0: range<8,8,0>(ap.data(),B,N,K,C.data(),N,buf,j0,j1); break;
+      case 1: range<8,16,0>(ap.data(),B,N,K,C.data(),N,buf,j0,j1); break;
+      case 2: range<8,32,0>(ap.data(),B,N,K,C.data(),N,buf,j0,j1); break;
+      case 3: range<8,8,2>(ap.data(),B,N,K,C.data(),N,buf,j0,j1); break;
+      case 4: range<8,16,2>(ap.data(),B,N,K,C.data(),N,buf,j0,j1); break;
+      case 5: range<8,64,2>(ap.data(),B,N,K,C.data(),N,buf,j0,j1); break;
+      case 6: range<8,256,2>(ap.data(),B,N,K,C.data(),N,buf,j0,j1); break;
+      case 7: range<8,16,8>(ap.data(),B,N,K,C.data(),N,buf,j0,j1); break;
+    }};
+  auto now=[]{return std::chrono::steady_clock::now();};
+  std::vector<double> ta,tb;
+  for(int r=0;r<60;++r){ auto t0=now(); cpu::parallel_for_threads(threads,body); auto t1=now(); dnnl_sgemm('N','N',MR,N,K,1.f,A.data(),K,B,N,0.f,C2.data(),N); auto t2=now();
+    ta.push_back(std::chrono::duration<double,std::micro>(t1-t0).count()); tb.push_back(std::chrono::duration<double,std::micro>(t2-t1).count()); }
+  std::sort(ta.begin(),ta.end()); std::sort(tb.begin(),tb.end());
+  double err=0; for(long j=0;j<MR*N;++j) err=std::max(err,(double)std::abs(C[j]-C2[j])/ (1+std::abs(C2[j])));
+  printf("N=%ld K=%ld variant %d: ours %.0f us, dnnl_sgemm %.0f us, ratio %.2f relerr %g\n",N,K,variant,ta[30],tb[30],tb[30]/ta[30],err);
+}
