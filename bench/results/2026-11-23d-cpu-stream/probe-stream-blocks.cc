@@ -9,7 +9,15 @@
 #include <algorithm>
 #include <dnnl.h>
 using namespace gemmtune;
-constexpr int MR=8;
+// Rows of A and vectors of the tile: -DPROBE_MR=1 -DPROBE_NV=8 for the 1-row runs, 2 or 4 and
+// 4 for the 2- and 4-row runs; the 8-row runs used the defaults.
+#ifndef PROBE_MR
+#define PROBE_MR 8
+#endif
+#ifndef PROBE_NV
+#define PROBE_NV 3
+#endif
+constexpr int MR=PROBE_MR, NV=PROBE_NV;
 // C[8][j0:j1] = A(8xK, packed k-major ap[p*8+r]) * B
 template<int NV, int KC, int PF>
 static void range(const float* ap, const float* B, long ldb, long K, float* C, long ldc, float* buf, long j0, long j1){
@@ -38,17 +46,25 @@ int main(int argc,char**argv){
   for(long p=0;p<K;++p) for(int r=0;r<MR;++r) ap[p*MR+r]=A[r*K+p];
   std::vector<float> C(MR*N), C2(MR*N);
   float* bufs[2]; for(int t=0;t<2;++t) bufs[t]=(float*)aligned_alloc(64, MR*(N+64)*4*2);
-  auto body=[&](int t,int n){ long tiles=N/48; long j0=tiles*t/n*48, j1= t==n-1? N : tiles*(t+1)/n*48;
+  // Variant v: rows of B per block KC and prefetch distance PF (tiles ahead, 0 = none), as listed.
+  auto body=[&](int t,int n){ constexpr long W=NV*16; long tiles=N/W; long j0=tiles*t/n*W, j1= t==n-1? N : tiles*(t+1)/n*W;
     float* buf=bufs[t];
     switch(variant){
-      case 0: range<3,16,0>(ap.data(),B,N,K,C.data(),N,buf,j0,j1); break;
-      case 1: range<3,64,0>(ap.data(),B,N,K,C.data(),N,buf,j0,j1); break;
-      case 2: range<3,256,0>(ap.data(),B,N,K,C.data(),N,buf,j0,j1); break;
-      case 3: range<3,16,4>(ap.data(),B,N,K,C.data(),N,buf,j0,j1); break;
-      case 4: range<3,64,4>(ap.data(),B,N,K,C.data(),N,buf,j0,j1); break;
-      case 5: range<3,256,4>(ap.data(),B,N,K,C.data(),N,buf,j0,j1); break;
-      case 6: range<3,64,16>(ap.data(),B,N,K,C.data(),N,buf,j0,j1); break;
-      case 7: range<3,8,0>(ap.data(),B,N,K,C.data(),N,buf,j0,j1); break;
+      case 0: range<NV,8,0>(ap.data(),B,N,K,C.data(),N,buf,j0,j1); break;  // KC=8 PF=0
+      case 1: range<NV,16,0>(ap.data(),B,N,K,C.data(),N,buf,j0,j1); break;  // KC=16 PF=0
+      case 2: range<NV,32,0>(ap.data(),B,N,K,C.data(),N,buf,j0,j1); break;  // KC=32 PF=0
+      case 3: range<NV,64,0>(ap.data(),B,N,K,C.data(),N,buf,j0,j1); break;  // KC=64 PF=0
+      case 4: range<NV,256,0>(ap.data(),B,N,K,C.data(),N,buf,j0,j1); break;  // KC=256 PF=0
+      case 5: range<NV,8,2>(ap.data(),B,N,K,C.data(),N,buf,j0,j1); break;  // KC=8 PF=2
+      case 6: range<NV,16,2>(ap.data(),B,N,K,C.data(),N,buf,j0,j1); break;  // KC=16 PF=2
+      case 7: range<NV,64,2>(ap.data(),B,N,K,C.data(),N,buf,j0,j1); break;  // KC=64 PF=2
+      case 8: range<NV,256,2>(ap.data(),B,N,K,C.data(),N,buf,j0,j1); break;  // KC=256 PF=2
+      case 9: range<NV,16,4>(ap.data(),B,N,K,C.data(),N,buf,j0,j1); break;  // KC=16 PF=4
+      case 10: range<NV,64,4>(ap.data(),B,N,K,C.data(),N,buf,j0,j1); break;  // KC=64 PF=4
+      case 11: range<NV,256,4>(ap.data(),B,N,K,C.data(),N,buf,j0,j1); break;  // KC=256 PF=4
+      case 12: range<NV,1024,4>(ap.data(),B,N,K,C.data(),N,buf,j0,j1); break;  // KC=1024 PF=4
+      case 13: range<NV,4096,4>(ap.data(),B,N,K,C.data(),N,buf,j0,j1); break;  // KC=4096 PF=4
+      case 14: range<NV,256,8>(ap.data(),B,N,K,C.data(),N,buf,j0,j1); break;  // KC=256 PF=8
     }};
   auto now=[]{return std::chrono::steady_clock::now();};
   std::vector<double> ta,tb;
