@@ -10,6 +10,11 @@
 // dot: A and B contiguous along k (C = A·Wᵀ with W stored n × k). An MR × NC tile of dot
 // products accumulates along k in vectors and is reduced at the end. Each row of W is read
 // once per MR rows of A, so a skinny product streams W at memory speed.
+//
+// Every loop over a tile's rows or vectors is unrolled whole (32 covers the tallest tile, 24
+// rows; 8 the widest, 8 vectors): one left rolled indexes the accumulators by a variable,
+// which keeps them in memory, loaded and stored at every step of k. The 17-row tile kernel and
+// the (1, 8) stream tile ran that way, the latter at half speed.
 #pragma once
 
 #include <algorithm>
@@ -65,11 +70,11 @@ template <DType Out, int MR, int NV, DType In, class Acc>
 __attribute__((always_inline)) inline void write_tile(const RowsJob<In>& job, const Acc (&sums)[MR][NV],
                                                       StorageT<Out>* c, std::int64_t j, const int (&lanes)[NV],
                                                       int first, int last) {
-#pragma GCC unroll 16
+#pragma GCC unroll 32
   for (int r = 0; r < MR; ++r) {
     if (r < first || r >= last) continue;
     StorageT<Out>* crow = c + r * job.ldc + j;
-#pragma GCC unroll 4
+#pragma GCC unroll 8
     for (int v = 0; v < NV; ++v) {
       if (lanes[v] == 0) break;
       if (job.plain) store_c<Out>(crow + v * kLanes, sums[r][v], lanes[v]);
@@ -97,16 +102,16 @@ __attribute__((always_inline)) inline void rows_block(const RowsJob<In>& job, co
   Acc acc[kSets][MR][NV];
   Mask masks[NV];
   int lanes[NV];
-#pragma GCC unroll 4
+#pragma GCC unroll 8
   for (int v = 0; v < NV; ++v) {
     lanes[v] = lanes_left(cols, v * kLanes);
     masks[v] = first_lanes(lanes[v]);
   }
-#pragma GCC unroll 4
+#pragma GCC unroll 8
   for (int t = 0; t < kSets; ++t) {
-#pragma GCC unroll 16
+#pragma GCC unroll 32
     for (int r = 0; r < MR; ++r) {
-#pragma GCC unroll 4
+#pragma GCC unroll 8
       for (int v = 0; v < NV; ++v) acc[t][r][v] = Acc{};
     }
   }
@@ -114,12 +119,12 @@ __attribute__((always_inline)) inline void rows_block(const RowsJob<In>& job, co
   const StorageT<In>* ap = a;
   auto step = [&](int t) __attribute__((always_inline)) {
     Acc bv[NV];
-#pragma GCC unroll 4
+#pragma GCC unroll 8
     for (int v = 0; v < NV; ++v) bv[v] = Ops::load_b(bp + v * kLanes, masks[v], lanes[v]);
-#pragma GCC unroll 16
+#pragma GCC unroll 32
     for (int r = 0; r < MR; ++r) {
       const Acc av = Ops::bcast_a(kAUnitK ? ap + r * a_rs : ap + r);
-#pragma GCC unroll 4
+#pragma GCC unroll 8
       for (int v = 0; v < NV; ++v) acc[t][r][v] = Ops::madd(acc[t][r][v], av, bv[v]);
     }
     bp += b_ks;
@@ -128,15 +133,15 @@ __attribute__((always_inline)) inline void rows_block(const RowsJob<In>& job, co
   std::int64_t p = 0;
 #pragma GCC unroll 2
   for (; p + kSets <= k; p += kSets) {
-#pragma GCC unroll 4
+#pragma GCC unroll 8
     for (int t = 0; t < kSets; ++t) step(t);
   }
   for (; p < k; ++p) step(0);
-#pragma GCC unroll 4
+#pragma GCC unroll 8
   for (int t = 1; t < kSets; ++t) {
-#pragma GCC unroll 16
+#pragma GCC unroll 32
     for (int r = 0; r < MR; ++r) {
-#pragma GCC unroll 4
+#pragma GCC unroll 8
       for (int v = 0; v < NV; ++v) acc[0][r][v] = sum(acc[0][r][v], acc[t][r][v]);
     }
   }
@@ -405,7 +410,7 @@ void dot_block(const DotJob& job, const StorageT<In>* a, const StorageT<In>* w, 
   const std::int64_t k = job.k, a_rs = job.a_rs, b_cs = job.b_cs;
   Acc acc[MR][NC];
   VI a_sums[MR];  // Σ_k A per row, for the compensation of a shifted W
-#pragma GCC unroll 16
+#pragma GCC unroll 32
   for (int r = 0; r < MR; ++r) {
     a_sums[r] = zero_i();
 #pragma GCC unroll 8
@@ -418,7 +423,7 @@ void dot_block(const DotJob& job, const StorageT<In>* a, const StorageT<In>* w, 
     typename Ops::Operand wv[NC];
 #pragma GCC unroll 8
     for (int q = 0; q < NC; ++q) wv[q] = Ops::load_w(w_at + q * b_cs, n);
-#pragma GCC unroll 16
+#pragma GCC unroll 32
     for (int r = 0; r < MR; ++r) {
       const typename Ops::Operand x =
           kPackedA ? Ops::load_a(a_step + r * kStep, kStep) : Ops::load_a(a_at + r * a_rs, n);
@@ -445,10 +450,10 @@ void dot_block(const DotJob& job, const StorageT<In>* a, const StorageT<In>* w, 
     // The MR dot products of a column reduced together, kLanes at a time.
 #pragma GCC unroll 8
     for (int q = 0; q < NC; ++q) {
-#pragma GCC unroll 4
+#pragma GCC unroll 8
       for (int r0 = 0; r0 < MR; r0 += kLanes) {
         VF group[kLanes];
-#pragma GCC unroll 16
+#pragma GCC unroll 32
         for (int l = 0; l < kLanes; ++l) group[l] = r0 + l < MR ? acc[r0 + l < MR ? r0 + l : 0][q] : zero_f();
         const VF sums = reduce_lanes(group);
         if (job.ldc == 1 && first == 0) {
@@ -464,7 +469,7 @@ void dot_block(const DotJob& job, const StorageT<In>* a, const StorageT<In>* w, 
       }
     }
   } else {
-#pragma GCC unroll 16
+#pragma GCC unroll 32
     for (int r = 0; r < MR; ++r) {
       if (r < first || r >= last) continue;
       const std::int32_t shift = kShift ? 128 * reduce_i(a_sums[r]) : 0;

@@ -64,12 +64,12 @@ __attribute__((always_inline)) inline void stream_visit(const RowsJob<In>& job, 
   Acc sums[MR][NV];
   Mask masks[NV];
   int lanes[NV];
-#pragma GCC unroll 4
+#pragma GCC unroll 8
   for (int v = 0; v < NV; ++v) {
     lanes[v] = kWhole ? kLanes : lanes_left(cols, v * kLanes);
     masks[v] = first_lanes(lanes[v]);
   }
-#pragma GCC unroll 16
+#pragma GCC unroll 32
   for (int r = 0; r < MR; ++r) {
 #pragma GCC unroll 8
     for (int v = 0; v < NV; ++v) sums[r][v] = first ? Acc{} : buffer[r * NV + v];
@@ -92,7 +92,7 @@ __attribute__((always_inline)) inline void stream_visit(const RowsJob<In>& job, 
         prefetch_l1(reinterpret_cast<const char*>(bp + kAhead) + offset);
       }
     }
-#pragma GCC unroll 16
+#pragma GCC unroll 32
     for (int r = 0; r < MR; ++r) {
       const Acc av = Ops::bcast_a(ap + r);
 #pragma GCC unroll 8
@@ -102,7 +102,7 @@ __attribute__((always_inline)) inline void stream_visit(const RowsJob<In>& job, 
     ap += MR;
   }
   if (!last) {
-#pragma GCC unroll 16
+#pragma GCC unroll 32
     for (int r = 0; r < MR; ++r) {
 #pragma GCC unroll 8
       for (int v = 0; v < NV; ++v) buffer[r * NV + v] = sums[r][v];
