@@ -202,6 +202,36 @@ TEST(Autotuner, TheFinalRoundPicksAChoiceItTimedAndReportsItsTimes) {
   }
 }
 
+TEST(Autotuner, EveryBackendsFirstConfigTimedInFullIsAFinalist) {
+  // Four backends of four equal configs and a final round of two: whichever two the full
+  // timing ranks fastest, each backend's first config (a library's own pick) is timed again
+  // beside them, so a full timing that misranks it cannot leave it out.
+  const Problem problem = *Problem::create(24, 24, 24, DType::f32);
+  BackendList backends;
+  for (const char* name : {"first", "second", "third", "fourth"}) {
+    backends.push_back(std::make_unique<FaultyBackend>(name, std::vector<Fault>(4, Fault::none)));
+  }
+  TuneOptions options = fast_options();
+  options.finalists = 2;
+  options.prune_factor = 0;  // every choice timed in full
+  for (int run = 0; run < 3; ++run) {
+    const TuneOutcome outcome = autotune(problem, *find_device("cpu"), backends, options);
+    ASSERT_GE(outcome.report.best, 0);
+    int finalists = 0;
+    std::string previous;
+    for (const ChoiceReport& c : outcome.report.choices) {
+      ASSERT_EQ(c.status, ChoiceStatus::ok);
+      finalists += c.final_ratio > 0;
+      if (c.backend != previous) EXPECT_GT(c.final_ratio, 0) << c.backend << " " << c.config.to_string();
+      previous = c.backend;
+    }
+    // The two fastest and the leads not among them: 4 to 6.
+    EXPECT_GE(finalists, 4);
+    EXPECT_LE(finalists, 6);
+    EXPECT_GT(outcome.report.best_choice()->final_ratio, 0);
+  }
+}
+
 TEST(PickByRounds, TheFastestReadsOneAndTheOthersTheirMedianRatio) {
   const std::vector<double> ratios = ratios_to_fastest({{12.0, 11.0, 13.0}, {10.0, 10.0, 10.0}, {20.0, 20.0, 30.0}});
   ASSERT_EQ(ratios.size(), 3u);

@@ -56,8 +56,8 @@ struct TuneOptions {
   // order (backend registration order, then config order), so reruns pick the same kernel.
   // In the final round (below) the band applies to the round-by-round ratios alone.
   double noise_band = 0.01;
-  // The final round: after the full timing, the `finalists` fastest choices are timed once
-  // more, together, and the pick is made on that round alone, by each finalist's time over the
+  // The final round: after the full timing, the `finalists` fastest choices, and each
+  // backend's first config if it was timed in full, are timed once more, together; the pick is made on that round alone, by each finalist's time over the
   // fastest's in the same round (the median of those ratios), within noise_band a tie. One
   // disturbed sample set in the full timing no longer decides, and two kernels a few percent
   // apart are told apart by a comparison that the machine's drift cancels out of. 0 or 1: no

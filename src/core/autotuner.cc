@@ -160,6 +160,19 @@ void time_all(std::vector<Candidate>& candidates, Harness& harness, const TuneOp
   time_candidates(timed, harness, options.timing);
 }
 
+// The first candidate of each backend, whatever became of it: candidates come backend by
+// backend, each in its own config order (a cost model's reserve, appended later, never leads).
+std::vector<Candidate*> backend_leads(std::vector<Candidate>& candidates) {
+  std::vector<Candidate*> leads;
+  std::vector<const Backend*> seen;
+  for (Candidate& c : candidates) {
+    if (std::find(seen.begin(), seen.end(), c.backend) != seen.end()) continue;
+    seen.push_back(c.backend);
+    leads.push_back(&c);
+  }
+  return leads;
+}
+
 // The index of the earliest ratio within 1 + noise_band: the fastest's own ratio is 1, so it
 // is found at the fastest or before. -1 for none.
 int earliest_within_band(const std::vector<double>& ratios, double noise_band) {
@@ -170,8 +183,11 @@ int earliest_within_band(const std::vector<double>& ratios, double noise_band) {
 }
 
 // The final round (TuneOptions::finalists): the fastest few of the full timing, timed again
-// together; their times in the report become this round's. The index of the pick, or -1 when
-// there was no round to make it (fewer than two finalists, or their timing failed).
+// together; their times in the report become this round's. Each backend's lead (its first
+// config in the fixed order: cuBLASLt's first heuristic pick, oneDNN's default) joins them
+// when it was timed in full: on the H100 a tuning of s8 16 × 4096 × 4096 left cuBLASLt's first
+// pick out of its three fastest and kept one 12 % slower than it. The index of the pick, or
+// -1 when there was no round to make it (fewer than two finalists, or their timing failed).
 int final_round(std::vector<Candidate>& candidates, Harness& harness, const TuneOptions& options) {
   if (options.finalists < 2) return -1;
   std::vector<Candidate*> finalists;
@@ -182,6 +198,12 @@ int final_round(std::vector<Candidate>& candidates, Harness& harness, const Tune
   std::stable_sort(finalists.begin(), finalists.end(),
                    [](const Candidate* x, const Candidate* y) { return x->report.time_us < y->report.time_us; });
   finalists.resize(std::min(finalists.size(), std::size_t(options.finalists)));
+  for (Candidate* lead : backend_leads(candidates)) {
+    if (lead->report.status == ChoiceStatus::ok && lead->report.time_us >= 0 &&
+        std::find(finalists.begin(), finalists.end(), lead) == finalists.end()) {
+      finalists.push_back(lead);
+    }
+  }
   // Back into the fixed order, in which ties break.
   std::sort(finalists.begin(), finalists.end());
   std::vector<std::vector<double>> rounds;

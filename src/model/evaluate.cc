@@ -96,11 +96,20 @@ double simulated_tuning_us(const SweepMeta& meta, double setup_us, const std::ve
     full = ok;
   }
   for (const ConfigMeasurement* m : full) timing_us += full_cost(m);
-  // The final round times the fastest few in full once more.
+  // The final round times the fastest few in full once more, and each backend's lead (its
+  // first config in `set`'s order) with them when it was timed in full.
   if (meta.finalists >= 2 && full.size() >= 2) {
-    std::sort(full.begin(), full.end(),
-              [](const ConfigMeasurement* x, const ConfigMeasurement* y) { return x->time_us < y->time_us; });
-    for (std::size_t i = 0; i < std::min(full.size(), std::size_t(meta.finalists)); ++i) timing_us += full_cost(full[i]);
+    std::vector<const ConfigMeasurement*> finalists = full;
+    std::stable_sort(finalists.begin(), finalists.end(),
+                     [](const ConfigMeasurement* x, const ConfigMeasurement* y) { return x->time_us < y->time_us; });
+    finalists.resize(std::min(finalists.size(), std::size_t(meta.finalists)));
+    std::set<std::string> led;
+    for (const ConfigMeasurement* m : set) {
+      if (!led.insert(m->backend).second) continue;
+      const bool timed_in_full = std::find(full.begin(), full.end(), m) != full.end();
+      if (timed_in_full && std::find(finalists.begin(), finalists.end(), m) == finalists.end()) finalists.push_back(m);
+    }
+    for (const ConfigMeasurement* m : finalists) timing_us += full_cost(m);
   }
   return setup_us + prepare_us + verify_us + timing_us;
 }

@@ -158,6 +158,19 @@ TEST(SimulatedTuning, FollowsTheAutotunersSteps) {
   EXPECT_DOUBLE_EQ(all, 500 + 30 + 80 + 300 + 2000 + 2000);
   meta.finalists = 0;
   EXPECT_DOUBLE_EQ(simulated_tuning_us(meta, 500, {&fast, &close, &slow, &wrong}), 500 + 30 + 80 + 300 + 2000);
+  // Each backend's lead, timed in full, joins the two fastest in the final round: cpu's lead
+  // (fast, 10) is one of them; onednn's (13) joins it and onednn's second config (12); close
+  // (14) does not, nor openblas's lead (16), pruned after its short sample (over 1.5 x 10).
+  meta.finalists = 2;
+  ConfigMeasurement lead = measured("onednn", 1, ChoiceStatus::ok, 13);
+  ConfigMeasurement second = measured("onednn", 2, ChoiceStatus::ok, 12);
+  ConfigMeasurement pruned_lead = measured("openblas", 1, ChoiceStatus::ok, 16);
+  lead.prepare_us = second.prepare_us = pruned_lead.prepare_us = 0;
+  lead.verify_us = second.verify_us = pruned_lead.verify_us = 0;
+  // Preparing 30, verifying 2 x 20, short samples 5 x 100, full timings 4 x 1000, final round
+  // 3 x 1000.
+  EXPECT_DOUBLE_EQ(simulated_tuning_us(meta, 0, {&fast, &close, &lead, &second, &pruned_lead}),
+                   30 + 2 * 20 + 500 + 4 * 1000 + 3 * 1000);
   meta.finalists = 3;
   // One choice: no short sample, its full timing only.
   EXPECT_DOUBLE_EQ(simulated_tuning_us(meta, 500, {&close}), 500 + 10 + 20 + 1000);
