@@ -193,7 +193,13 @@ TEST(Autotuner, TheFinalRoundPicksAChoiceItTimedAndReportsItsTimes) {
       ++finalists_seen;
       EXPECT_EQ(c.status, ChoiceStatus::ok);
     }
-    EXPECT_EQ(finalists_seen, finalists == 0 ? 0 : std::min(timed, 3));
+    // The three fastest, and each backend's first config beside them (cpu, reference).
+    if (finalists == 0) {
+      EXPECT_EQ(finalists_seen, 0);
+    } else {
+      EXPECT_GE(finalists_seen, std::min(timed, 3));
+      EXPECT_LE(finalists_seen, std::min(timed, 3 + 2));
+    }
     if (finalists > 0) {
       ASSERT_GT(best.final_ratio, 0);
       EXPECT_LE(best.final_ratio, 1 + options.noise_band);
