@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "core/autotuner.h"
+#include "core/final_round.h"
 #include "core/reference_gemm.h"
 
 namespace gemmtune {
@@ -202,13 +203,21 @@ TEST(Autotuner, TheFinalRoundPicksAChoiceItTimedAndReportsItsTimes) {
     } else {
       EXPECT_GE(finalists_seen, std::min(timed, 3));
       EXPECT_LE(finalists_seen, std::min(timed, 3 + 2));
-    }
-    if (finalists > 0) {
       ASSERT_GT(best.final_ratio, 0);
       EXPECT_LE(best.final_ratio, 1 + options.noise_band);
       EXPECT_NE(outcome.report.table().find("final round"), std::string::npos);
     }
   }
+}
+
+TEST(FinalRoundMembers, TheFastestFewThenEachLeadTimedInFull) {
+  double a = 3, b = 1, c = 2, d = 5, untimed = 0;
+  auto time = [](const double* x) { return *x; };
+  // d, a lead timed in full, joins the two fastest; the untimed lead and b (already in) add
+  // nothing.
+  EXPECT_EQ(final_round_members<double>({&a, &b, &c, &d}, {&b, &d, &untimed}, 2, time),
+            (std::vector<double*>{&b, &c, &d}));
+  EXPECT_EQ(final_round_members<double>({&a, &b}, {}, 3, time), (std::vector<double*>{&b, &a}));
 }
 
 TEST(Autotuner, EveryBackendsFirstConfigTimedInFullIsAFinalist) {

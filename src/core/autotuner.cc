@@ -9,6 +9,7 @@
 #include <random>
 #include <thread>
 
+#include "final_round.h"
 #include "gemmtune/timing.h"
 #include "harness.h"
 
@@ -182,28 +183,21 @@ int earliest_within_band(const std::vector<double>& ratios, double noise_band) {
   return ratios.empty() ? -1 : 0;
 }
 
-// The final round (TuneOptions::finalists): the fastest few of the full timing, timed again
-// together; their times in the report become this round's. Each backend's lead (its first
-// config in the fixed order: cuBLASLt's first heuristic pick, oneDNN's default) joins them
-// when it was timed in full: on the H100 a tuning of s8 16 × 4096 × 4096 left cuBLASLt's first
-// pick out of its three fastest and kept one 12 % slower than it. The index of the pick, or
-// -1 when there was no round to make it (fewer than two finalists, or their timing failed).
+// The final round (TuneOptions::finalists): the fastest few of the full timing and each
+// backend's lead (final_round_members), timed again together; their times in the report
+// become this round's. The leads are cuBLASLt's first heuristic pick, oneDNN's default: on the
+// H100 a tuning of s8 16 × 4096 × 4096 left cuBLASLt's first pick out of its three fastest and
+// kept one 12 % slower than it. The index of the pick, or -1 when there was no round to make
+// it (fewer than two finalists, or their timing failed).
 int final_round(std::vector<Candidate>& candidates, Harness& harness, const TuneOptions& options) {
   if (options.finalists < 2) return -1;
-  std::vector<Candidate*> finalists;
+  std::vector<Candidate*> timed;
   for (Candidate& c : candidates) {
-    if (c.report.status == ChoiceStatus::ok && c.report.time_us >= 0) finalists.push_back(&c);
+    if (c.report.status == ChoiceStatus::ok && c.report.time_us >= 0) timed.push_back(&c);
   }
-  if (finalists.size() < 2) return -1;
-  std::stable_sort(finalists.begin(), finalists.end(),
-                   [](const Candidate* x, const Candidate* y) { return x->report.time_us < y->report.time_us; });
-  finalists.resize(std::min(finalists.size(), std::size_t(options.finalists)));
-  for (Candidate* lead : backend_leads(candidates)) {
-    if (lead->report.status == ChoiceStatus::ok && lead->report.time_us >= 0 &&
-        std::find(finalists.begin(), finalists.end(), lead) == finalists.end()) {
-      finalists.push_back(lead);
-    }
-  }
+  if (timed.size() < 2) return -1;
+  std::vector<Candidate*> finalists = final_round_members(timed, backend_leads(candidates), options.finalists,
+                                                          [](const Candidate* c) { return c->report.time_us; });
   // Back into the fixed order, in which ties break.
   std::sort(finalists.begin(), finalists.end());
   std::vector<std::vector<double>> rounds;

@@ -6,6 +6,7 @@
 #include <numeric>
 #include <set>
 
+#include "../core/final_round.h"
 #include "gemmtune/cost_model.h"
 
 namespace gemmtune {
@@ -96,20 +97,18 @@ double simulated_tuning_us(const SweepMeta& meta, double setup_us, const std::ve
     full = ok;
   }
   for (const ConfigMeasurement* m : full) timing_us += full_cost(m);
-  // The final round times the fastest few in full once more, and each backend's lead (its
-  // first config in `set`'s order) with them when it was timed in full.
+  // The final round times its members in full once more; each backend's lead is its first
+  // config in `set`'s order.
   if (meta.finalists >= 2 && full.size() >= 2) {
-    std::vector<const ConfigMeasurement*> finalists = full;
-    std::stable_sort(finalists.begin(), finalists.end(),
-                     [](const ConfigMeasurement* x, const ConfigMeasurement* y) { return x->time_us < y->time_us; });
-    finalists.resize(std::min(finalists.size(), std::size_t(meta.finalists)));
+    std::vector<const ConfigMeasurement*> leads;
     std::set<std::string> led;
     for (const ConfigMeasurement* m : set) {
-      if (!led.insert(m->backend).second) continue;
-      const bool timed_in_full = std::find(full.begin(), full.end(), m) != full.end();
-      if (timed_in_full && std::find(finalists.begin(), finalists.end(), m) == finalists.end()) finalists.push_back(m);
+      if (led.insert(m->backend).second) leads.push_back(m);
     }
-    for (const ConfigMeasurement* m : finalists) timing_us += full_cost(m);
+    for (const ConfigMeasurement* m : final_round_members(full, leads, meta.finalists,
+                                                           [](const ConfigMeasurement* m) { return m->time_us; })) {
+      timing_us += full_cost(m);
+    }
   }
   return setup_us + prepare_us + verify_us + timing_us;
 }
