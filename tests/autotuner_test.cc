@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <string>
 #include <thread>
 
 #include <cmath>
@@ -218,6 +219,13 @@ TEST(FinalRoundMembers, TheFastestFewThenEachLeadTimedInFull) {
   EXPECT_EQ(final_round_members<double>({&a, &b, &c, &d}, {&b, &d, &untimed}, 2, time),
             (std::vector<double*>{&b, &c, &d}));
   EXPECT_EQ(final_round_members<double>({&a, &b}, {}, 3, time), (std::vector<double*>{&b, &a}));
+}
+
+TEST(FinalRoundMembers, FirstOfEachKeepsTheFirstItemOfEveryKeyInOrder) {
+  std::string x1 = "onednn", y1 = "cpu", x2 = "onednn", z1 = "libxsmm", y2 = "cpu";
+  auto key = [](const std::string* s) { return *s; };
+  EXPECT_EQ(first_of_each<std::string>({&x1, &y1, &x2, &z1, &y2}, key), (std::vector<std::string*>{&x1, &y1, &z1}));
+  EXPECT_TRUE(first_of_each<std::string>({}, key).empty());
 }
 
 TEST(Autotuner, EveryBackendsFirstConfigTimedInFullIsAFinalist) {

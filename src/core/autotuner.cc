@@ -161,19 +161,6 @@ void time_all(std::vector<Candidate>& candidates, Harness& harness, const TuneOp
   time_candidates(timed, harness, options.timing);
 }
 
-// The first candidate of each backend, whatever became of it: candidates come backend by
-// backend, each in its own config order (a cost model's reserve, appended later, never leads).
-std::vector<Candidate*> backend_leads(std::vector<Candidate>& candidates) {
-  std::vector<Candidate*> leads;
-  std::vector<const Backend*> seen;
-  for (Candidate& c : candidates) {
-    if (std::find(seen.begin(), seen.end(), c.backend) != seen.end()) continue;
-    seen.push_back(c.backend);
-    leads.push_back(&c);
-  }
-  return leads;
-}
-
 // The index of the earliest ratio within 1 + noise_band: the fastest's own ratio is 1, so it
 // is found at the fastest or before. -1 for none.
 int earliest_within_band(const std::vector<double>& ratios, double noise_band) {
@@ -191,12 +178,16 @@ int earliest_within_band(const std::vector<double>& ratios, double noise_band) {
 // it (fewer than two finalists, or their timing failed).
 int final_round(std::vector<Candidate>& candidates, Harness& harness, const TuneOptions& options) {
   if (options.finalists < 2) return -1;
-  std::vector<Candidate*> timed;
+  std::vector<Candidate*> all, timed;
   for (Candidate& c : candidates) {
+    all.push_back(&c);
     if (c.report.status == ChoiceStatus::ok && c.report.time_us >= 0) timed.push_back(&c);
   }
   if (timed.size() < 2) return -1;
-  std::vector<Candidate*> finalists = final_round_members(timed, backend_leads(candidates), options.finalists,
+  // Candidates come backend by backend, each in its own config order (a cost model's reserve,
+  // appended later, never leads).
+  const std::vector<Candidate*> leads = first_of_each(all, [](const Candidate* c) { return c->backend; });
+  std::vector<Candidate*> finalists = final_round_members(timed, leads, options.finalists,
                                                           [](const Candidate* c) { return c->report.time_us; });
   // Back into the fixed order, in which ties break.
   std::sort(finalists.begin(), finalists.end());

@@ -5,9 +5,25 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <type_traits>
 #include <vector>
 
 namespace gemmtune {
+
+// The first of `items` for each value of key(item), in the items' order: each backend's lead
+// (its first choice in the fixed order) when the key is the item's backend.
+template <class T, class Key>
+std::vector<T*> first_of_each(const std::vector<T*>& items, Key key) {
+  std::vector<T*> firsts;
+  std::vector<std::decay_t<std::invoke_result_t<Key&, T*>>> seen;
+  for (T* item : items) {
+    auto k = key(item);
+    if (std::find(seen.begin(), seen.end(), k) != seen.end()) continue;
+    seen.push_back(std::move(k));
+    firsts.push_back(item);
+  }
+  return firsts;
+}
 
 // The `finalists` fastest of `timed` (the choices timed in full; time(x) is x's full timing),
 // and each of `leads` (each backend's first choice in the fixed order, whatever became of it)

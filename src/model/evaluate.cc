@@ -100,11 +100,8 @@ double simulated_tuning_us(const SweepMeta& meta, double setup_us, const std::ve
   // The final round times its members in full once more; each backend's lead is its first
   // config in `set`'s order.
   if (meta.finalists >= 2 && full.size() >= 2) {
-    std::vector<const ConfigMeasurement*> leads;
-    std::set<std::string> led;
-    for (const ConfigMeasurement* m : set) {
-      if (led.insert(m->backend).second) leads.push_back(m);
-    }
+    const std::vector<const ConfigMeasurement*> leads =
+        first_of_each(set, [](const ConfigMeasurement* m) { return m->backend; });
     for (const ConfigMeasurement* m : final_round_members(full, leads, meta.finalists,
                                                            [](const ConfigMeasurement* m) { return m->time_us; })) {
       timing_us += full_cost(m);
