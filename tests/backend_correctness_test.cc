@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <map>
 #include <thread>
 #include <tuple>
 
@@ -201,7 +202,9 @@ std::vector<DirectTile> direct_tiles(DType type) {
 #define COLUMNS_TILE(mj, nv) tiles.push_back({cpu::kAlgoDirectColumns, nv, mj});
 #define STREAM_TILE(mr, nv)                                                                   \
   for (int depth : cpu::kStreamBlockDepths) tiles.push_back({cpu::kAlgoDirectStream, mr, nv, depth});
+#define AXPY_TILE(mr, u) tiles.push_back({cpu::kAlgoDirectAxpy, mr, u});
   GEMMTUNE_CPU_STREAM_TILES(STREAM_TILE)
+  GEMMTUNE_CPU_AXPY_TILES(AXPY_TILE)
   GEMMTUNE_CPU_DIRECT_TILES(ROWS_TILE)
   if (type == DType::f32) {
     GEMMTUNE_CPU_DIRECT_F32_TILES(ROWS_TILE)
@@ -212,12 +215,13 @@ std::vector<DirectTile> direct_tiles(DType type) {
 #undef DOT_TILE
 #undef COLUMNS_TILE
 #undef STREAM_TILE
+#undef AXPY_TILE
   return tiles;
 }
 
 // The two-thread config of a direct tile at an ISA level. Rows and columns of C: the columns
 // kernel counts its rows in vectors, the rows and stream kernels their columns, the dot
-// kernel neither.
+// kernel and the axpy kernel (rows of C and of B) neither.
 KernelConfig direct_config(const DirectTile& tile, int isa) {
   const int lanes = cpu::vector_lanes(isa);
   const bool column_vectors = tile.algo == cpu::kAlgoDirectRows || tile.algo == cpu::kAlgoDirectStream;
@@ -239,7 +243,8 @@ TEST(CpuKernels, EveryDirectKernelTileMatchesTheReference) {
   const int best = host_cpu().best_isa();
   // Rows both above and below every tile height (an overlapping tail, a padded one); for the
   // stream kernel, k past its deep block and more columns per thread than one group of its
-  // accumulators.
+  // accumulators; for the axpy kernel, k not a whole number of passes and more columns per
+  // thread than one chunk.
   const std::tuple<int, int, int> shapes[] = {{1, 70, 37}, {19, 33, 65}, {3, 129, 8}, {37, 1, 19}, {21, 45, 1},
                                               {30, 20, 9},  {4, 40, 300},  {1, 9000, 20}};
   for (DType type : {DType::f32, DType::f16, DType::bf16, DType::s8}) {
@@ -264,7 +269,7 @@ TEST(CpuKernels, EveryDirectKernelTileMatchesTheReference) {
 
 // Configs no kernel can run are refused with the reason, before anything is prepared: an
 // unknown algorithm, a stream kernel on a B that is not contiguous along n or with no rows
-// of B per block (which would never advance), a rows kernel on a column-major B.
+// of B per block (which would never advance), a rows or axpy kernel on a column-major B.
 TEST(CpuKernels, ConfigsNoKernelCanRunAreRefusedWithTheReason) {
   const BackendList backends = create_backends(*find_device("cpu"));
   const Backend& cpu = *backends.front();
@@ -286,14 +291,15 @@ TEST(CpuKernels, ConfigsNoKernelCanRunAreRefusedWithTheReason) {
   unknown.algo = 9;
   refused(row_b, unknown, "unknown cpu algo 9");
   refused(column_b, direct_config({cpu::kAlgoDirectRows, 4, 2}, isa), "contiguous along n");
+  refused(column_b, direct_config({cpu::kAlgoDirectAxpy, 1, 8}, isa), "contiguous along n");
 }
 
 // The dot kernels start k with a shorter step when W's rows share an offset within a vector,
-// and the stream kernel its columns with a narrower vector when B's rows do, so that every
-// later load of that operand is aligned: the operand at every element offset of a 64-byte
-// vector, its rows a whole number of vectors apart; k or n shorter than the head, across it,
-// and many vectors long; for the dot kernels enough columns that A is packed, and too few; for
-// the stream kernel more columns than one block of its accumulators.
+// and the stream and axpy kernels their columns with a narrower vector when B's rows do, so
+// that every later load of that operand is aligned: the operand at every element offset of a
+// 64-byte vector, its rows a whole number of vectors apart; k or n shorter than the head,
+// across it, and many vectors long; for the dot kernels enough columns that A is packed, and
+// too few; for the stream kernel more columns than one block of its accumulators.
 TEST(CpuKernels, StreamingKernelsReadTheirOperandAtEveryOffsetWithinAVector) {
   const BackendList backends = create_backends(*find_device("cpu"));
   const Backend& cpu = *backends.front();
@@ -301,8 +307,10 @@ TEST(CpuKernels, StreamingKernelsReadTheirOperandAtEveryOffsetWithinAVector) {
   const std::tuple<int, int, int> shapes[] = {{1, 70, 37}, {3, 9, 5}, {5, 130, 100}, {2, 1100, 19}};
   for (DType type : {DType::f32, DType::f16, DType::bf16, DType::s8}) {
     for (Layout b_layout : {Layout::col_major, Layout::row_major}) {
-      const int algo = b_layout == Layout::col_major ? cpu::kAlgoDirectDot : cpu::kAlgoDirectStream;
-      int ran = 0;
+      const std::vector<int> algos = b_layout == Layout::col_major
+                                         ? std::vector<int>{cpu::kAlgoDirectDot}
+                                         : std::vector<int>{cpu::kAlgoDirectStream, cpu::kAlgoDirectAxpy};
+      std::map<int, int> ran;
       const bool integer = type == DType::s8;
       const int size = int(dtype_size(type));
       for (auto [m, n, k] : shapes) {
@@ -328,14 +336,14 @@ TEST(CpuKernels, StreamingKernelsReadTheirOperandAtEveryOffsetWithinAVector) {
           std::memcpy(operand, buffers.b(), b_bytes);
           for (int isa = 0; isa <= best; ++isa) {
             for (const DirectTile& tile : direct_tiles(type)) {
-              if (tile.algo != algo) continue;
+              if (std::find(algos.begin(), algos.end(), tile.algo) == algos.end()) continue;
               const KernelConfig c = direct_config(tile, isa);
               if (!cpu.can_implement(*problem, c).is_ok()) continue;
               auto kernel = cpu.prepare(*problem, c);
               ASSERT_TRUE(kernel.is_ok()) << c.to_string() << ": " << kernel.status().to_string();
               buffers.reset_c();
               ASSERT_TRUE((*kernel)->run({buffers.a(), operand, buffers.c(), nullptr}).is_ok());
-              ++ran;
+              ++ran[tile.algo];
               VerifyOutcome outcome = check_output(*problem, buffers, reference);
               EXPECT_TRUE(outcome.ok) << problem->describe() << " B at byte " << offset << " of a vector, "
                                       << c.to_string() << ": " << outcome.reason;
@@ -343,7 +351,7 @@ TEST(CpuKernels, StreamingKernelsReadTheirOperandAtEveryOffsetWithinAVector) {
           }
         }
       }
-      EXPECT_GT(ran, 0) << dtype_name(type) << ": no kernel of algo " << algo << " ran";
+      for (int algo : algos) EXPECT_GT(ran[algo], 0) << dtype_name(type) << ": no kernel of algo " << algo << " ran";
     }
   }
 }

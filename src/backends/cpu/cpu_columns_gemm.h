@@ -89,11 +89,7 @@ void columns_range(const CpuGemmParams& P, const StorageT<In>* a, const StorageT
 
 template <DType In, DType Out, int MJ, int NV>
 void gemm_direct_columns(const CpuGemmParams& P, const void* a, const void* b, void* c) {
-  run_direct<In, Out>(P, a, b, c, NV * kLanes, MJ,
-                      [&P](const StorageT<In>* a, const StorageT<In>* b, StorageT<Out>* c, std::int64_t i0,
-                           std::int64_t i1, std::int64_t j0, std::int64_t j1) {
-                        columns_range<In, Out, MJ, NV>(P, a, b, c, i0, i1, j0, j1);
-                      });
+  run_direct<In, Out>(P, a, b, c, NV * kLanes, MJ, &columns_range<In, Out, MJ, NV>);
 }
 
 }  // namespace

@@ -14,6 +14,8 @@ constexpr int kMinBlockK = 16;
 // multiply-adds, or on skinny shapes (either of m and n at most kSkinny).
 constexpr double kDirectMacs = double(1 << 18);
 constexpr std::int64_t kSkinny = 16;
+// The axpy kernel is offered up to this many rows of A (its tallest tile).
+constexpr std::int64_t kAxpyRows = 4;
 // The columns kernel holds up to 4 vectors of rows of A (64 with AVX-512): it streams W
 // unpacked, which beats packing W until the batch fills the packed kernel's tiles.
 constexpr std::int64_t kColumnsVectors = 4;
@@ -116,8 +118,9 @@ Status check_cpu_limits(const KernelConfig& c, const Problem& p, const CpuInfo& 
   }
   // Accumulators that do not fit the register file spill to the stack on every k step.
   const TileKey key = tile_key(c.algo, c.micro_m, c.micro_n, vector_lanes(c.isa));
-  const int registers =
-      c.algo == kAlgoDirectDot ? registers_for_dot_tile(key.first, key.second) : registers_for_tile(key.first, key.second);
+  const int registers = c.algo == kAlgoDirectDot    ? registers_for_dot_tile(key.first, key.second)
+                        : c.algo == kAlgoDirectAxpy ? registers_for_axpy_tile(key.first, key.second)
+                                                    : registers_for_tile(key.first, key.second);
   if (registers > cpu.vector_registers(c.isa)) {
     return unsupported("register tile " + std::to_string(c.micro_m) + "x" + std::to_string(c.micro_n) + " needs " +
                        std::to_string(registers) + " vector registers, " + std::string(cpu_isa_name(c.isa)) + " has " +
@@ -199,6 +202,14 @@ std::vector<KernelConfig> direct_configs(const Problem& p, SearchSpace space, co
   }
       GEMMTUNE_CPU_STREAM_TILES(GEMMTUNE_CPU_STREAM_CONFIG)
 #undef GEMMTUNE_CPU_STREAM_CONFIG
+    }
+    // The same B against 1-4 rows: added into rows of C in L1, each group of rows of A reading
+    // B once (tiles up to the next power of two of m).
+    if (strides.b_cs == 1 && (exhaustive || (p.m() <= kAxpyRows && !b_in_l2(p, cpu)))) {
+#define GEMMTUNE_CPU_AXPY_CONFIG(mr, u) \
+  if (exhaustive || mr < 2 * std::max<std::int64_t>(p.m(), 1)) add(kAlgoDirectAxpy, mr, u);
+      GEMMTUNE_CPU_AXPY_TILES(GEMMTUNE_CPU_AXPY_CONFIG)
+#undef GEMMTUNE_CPU_AXPY_CONFIG
     }
     // Dots need (rows + columns) loads per tile step: past a few rows, columns does better.
     const bool dots = exhaustive || p.m() <= kSkinny || p.n() <= kSkinny || macs(p) <= kDirectMacs;

@@ -248,7 +248,7 @@ inline Range2 thread_range(std::int64_t m, std::int64_t n, std::int64_t k, std::
 }
 
 // The entry of a direct kernel: empty problems, k = 0, and the split between threads around
-// range(a, b, c, i0, i1, j0, j1), which computes one block of C on the calling thread.
+// range(P, a, b, c, i0, i1, j0, j1), which computes one block of C on the calling thread.
 template <DType In, DType Out, class Range>
 inline void run_direct(const CpuGemmParams& P, const void* a_ptr, const void* b_ptr, void* c_ptr, std::int64_t tile_m,
                        std::int64_t tile_n, Range range) {
@@ -257,10 +257,10 @@ inline void run_direct(const CpuGemmParams& P, const void* a_ptr, const void* b_
   auto* c = static_cast<StorageT<Out>*>(c_ptr);
   if (P.m == 0 || P.n == 0) return;
   if (P.k == 0) return scale_c_only<Out, AccVec<In>>(P, c);
-  if (P.threads <= 1) return range(a, b, c, 0, P.m, 0, P.n);
+  if (P.threads <= 1) return range(P, a, b, c, 0, P.m, 0, P.n);
   auto body = [&](int t, int threads) {
     const Range2 r = thread_range(P.m, P.n, P.k, tile_m, tile_n, t, threads);
-    if (r.i0 < r.i1 && r.j0 < r.j1) range(a, b, c, r.i0, r.i1, r.j0, r.j1);
+    if (r.i0 < r.i1 && r.j0 < r.j1) range(P, a, b, c, r.i0, r.i1, r.j0, r.j1);
   };
   parallel_for_threads(P.threads, body);
 }
@@ -279,12 +279,8 @@ void gemm_direct_tile(const CpuGemmParams& P, const void* a_ptr, const void* b_p
 
 template <DType In, DType Out, int MR, int NV>
 void gemm_direct_rows(const CpuGemmParams& P, const void* a, const void* b, void* c) {
-  run_direct<In, Out>(P, a, b, c, MR, NV * kLanes,
-                      [&P](const StorageT<In>* a, const StorageT<In>* b, StorageT<Out>* c, std::int64_t i0,
-                           std::int64_t i1, std::int64_t j0, std::int64_t j1) {
-                        if (P.a_ks == 1) rows_range<In, Out, MR, NV, true>(P, a, b, c, i0, i1, j0, j1);
-                        else rows_range<In, Out, MR, NV, false>(P, a, b, c, i0, i1, j0, j1);
-                      });
+  if (P.a_ks == 1) run_direct<In, Out>(P, a, b, c, MR, NV * kLanes, &rows_range<In, Out, MR, NV, true>);
+  else run_direct<In, Out>(P, a, b, c, MR, NV * kLanes, &rows_range<In, Out, MR, NV, false>);
 }
 
 // ---- dot ----
@@ -398,18 +394,10 @@ inline std::int64_t dot_steps(std::int64_t k, int head) {
   return head == 0 ? ceil_div(k, kStep) : 1 + ceil_div(k - head, kStep);
 }
 
-// The head of a dot kernel's k loop: W's rows lie b_cs elements apart, and where that is a
-// whole number of vectors they all share w's offset within a vector; a first step of that many
-// fewer elements leaves every later load of W on a vector boundary. A W that a std::vector
-// holds sits 16 bytes past one, and a 64-byte load from it spans two cache lines: streaming W
-// from memory that way took 1.4-1.6 times as long on the development machine (1 × 4096 × 4096).
+// The head of a dot kernel's k loop: W's rows lie b_cs elements apart (aligned_head).
 template <DType In>
 inline int dot_head(const StorageT<In>* w, std::int64_t b_cs, std::int64_t k) {
-  constexpr std::size_t kBytes = std::size_t(DotOps<In>::kStep) * sizeof(StorageT<In>);
-  const auto address = reinterpret_cast<std::uintptr_t>(w);
-  if ((std::size_t(b_cs) * sizeof(StorageT<In>)) % kBytes != 0 || address % sizeof(StorageT<In>) != 0) return 0;
-  const int head = int(((kBytes - address % kBytes) % kBytes) / sizeof(StorageT<In>));
-  return head < k ? head : 0;
+  return aligned_head<StorageT<In>, DotOps<In>::kStep>(w, b_cs, k);
 }
 
 // An MR × NC tile of C at c (row 0 of the tile, column 0 of W at w). A comes either as rows
@@ -578,11 +566,7 @@ void dot_range(const CpuGemmParams& P, const StorageT<In>* a, const StorageT<In>
 
 template <DType In, DType Out, int MR, int NC>
 void gemm_direct_dot(const CpuGemmParams& P, const void* a, const void* b, void* c) {
-  run_direct<In, Out>(P, a, b, c, MR, NC,
-                      [&P](const StorageT<In>* a, const StorageT<In>* b, StorageT<Out>* c, std::int64_t i0,
-                           std::int64_t i1, std::int64_t j0, std::int64_t j1) {
-                        dot_range<In, Out, MR, NC>(P, a, b, c, i0, i1, j0, j1);
-                      });
+  run_direct<In, Out>(P, a, b, c, MR, NC, &dot_range<In, Out, MR, NC>);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 // GEMMTUNE_ISA_DTYPES(X) lists the (input, output) dtypes the level compiles: levels 3 and 4
 // compile only what their dot-product instructions change, and fall back to level 2 for the
 // rest (find_cpu_kernel).
+#include "cpu_axpy_gemm.h"
 #include "cpu_columns_gemm.h"
 #include "cpu_direct_gemm.h"
 #include "cpu_packed_gemm.h"
@@ -46,6 +47,11 @@ CpuGemmFn find_tile(int algo, int micro_m, int columns) {
 #define GEMMTUNE_CPU_TILE_CASE(mr, nv) \
   if (micro_m == mr && columns == nv) return &gemm_direct_stream<In, Out, mr, nv>;
     GEMMTUNE_CPU_STREAM_TILES(GEMMTUNE_CPU_TILE_CASE)
+#undef GEMMTUNE_CPU_TILE_CASE
+  } else if (algo == kAlgoDirectAxpy) {
+#define GEMMTUNE_CPU_TILE_CASE(mr, u) \
+  if (micro_m == mr && columns == u) return &gemm_direct_axpy<In, Out, mr, u>;
+    GEMMTUNE_CPU_AXPY_TILES(GEMMTUNE_CPU_TILE_CASE)
 #undef GEMMTUNE_CPU_TILE_CASE
   } else if (algo == kAlgoDirectColumns) {
     if constexpr (In != DType::s8) {

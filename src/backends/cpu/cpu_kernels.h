@@ -14,9 +14,12 @@
 //  - direct tile: the whole of C as one register tile, its rows fixed at compile time: the
 //    rows kernel without its loops, edges and thread split, for f32 products of a few dozen
 //    to a few thousand multiply-adds, where those cost as much as the arithmetic.
-//  - direct stream: B contiguous along n read in its storage order, a few rows at a time along
-//    all the columns, into rows of C summed in an L1 buffer: x·W with W stored k × n and too
-//    large for the caches, which the rows kernel would read a column tile at a time down k.
+//  - direct stream: B contiguous along n read in its storage order, a block of rows at a time,
+//    each row along all the columns, through register tiles of C parked in an L2 buffer
+//    between blocks: X·W with W stored k × n and too large for the caches, which the rows
+//    kernel would read a column tile at a time down k. From 4 rows of X up.
+//  - direct axpy: the same B read U rows at a time into one to four rows of C held in L1:
+//    x·W for 1-4 rows, where no sum is reused and the loop that reads B fastest wins.
 #pragma once
 
 #include <cstddef>
@@ -57,6 +60,7 @@ inline constexpr int kAlgoDirectDot = 2;   // no packing; A and B contiguous alo
 inline constexpr int kAlgoDirectColumns = 3;  // Aᵀ packed into vectors; B contiguous along k broadcast
 inline constexpr int kAlgoDirectTile = 4;     // all of C in registers; m = micro_m, n ≤ micro_n
 inline constexpr int kAlgoDirectStream = 5;   // B read in storage order, a block of rows at a time, into rows tiles
+inline constexpr int kAlgoDirectAxpy = 6;     // B read in storage order, U rows at a time, into rows of C in L1
 
 // Register tiles each algorithm is compiled for, X(rows, columns): columns count vectors for
 // packed and rows, single columns for dot. The config space offers only these, pruned by each
@@ -77,6 +81,9 @@ inline constexpr int kAlgoDirectStream = 5;   // B read in storage order, a bloc
 // deep ones that prefetch in software and visit each C tile less often, for products that
 // are bound by their multiply-adds (8 rows and more).
 inline constexpr int kStreamBlockDepths[] = {8, 256};
+// Axpy tiles, X(rows of C, rows of B per pass): one broadcast of A per row of each and a sum
+// per row of C in registers.
+#define GEMMTUNE_CPU_AXPY_TILES(X) X(1, 4) X(1, 8) X(2, 4) X(2, 8) X(4, 4)
 // Columns tiles, X(columns of C, vectors of rows of C); f32, f16 and bf16 only.
 #define GEMMTUNE_CPU_COLUMNS_TILES(X) \
   X(4, 1) X(6, 1) X(8, 1) X(12, 1) X(4, 2) X(6, 2) X(8, 2) X(12, 2) X(4, 3) X(6, 3) X(8, 3) X(4, 4) X(6, 4)
@@ -109,6 +116,8 @@ inline constexpr MicroTile kTileShapes[] = {GEMMTUNE_CPU_TILE_SHAPES(GEMMTUNE_CP
 // from memory as an operand).
 constexpr int registers_for_tile(int micro_m, int micro_nv) { return micro_m * micro_nv + micro_nv + 1; }
 constexpr int registers_for_dot_tile(int micro_m, int columns) { return micro_m * columns + columns; }
+// An axpy tile: the broadcasts of A for a pass, a sum per row of C, one vector of B.
+constexpr int registers_for_axpy_tile(int micro_m, int b_rows) { return micro_m * b_rows + micro_m + 1; }
 static_assert(registers_for_tile(14, 2) <= 32, "every packed tile must fit AVX-512's 32 registers");
 
 // The (micro_m, columns) pair the kernel lookup takes for a config's tile of micro_m rows and
@@ -117,7 +126,7 @@ struct TileKey {
   int first, second;
 };
 constexpr TileKey tile_key(int algo, int micro_m, int micro_n, int lanes) {
-  if (algo == kAlgoDirectDot) return {micro_m, micro_n};
+  if (algo == kAlgoDirectDot || algo == kAlgoDirectAxpy) return {micro_m, micro_n};
   if (algo == kAlgoDirectColumns) return {micro_n, micro_m / lanes};
   return {micro_m, micro_n / lanes};
 }
@@ -129,9 +138,9 @@ constexpr int vector_lanes(int isa) { return vector_bytes(isa) / 4; }
 
 // The kernel for (ISA level, algorithm, input dtype, output dtype, tile), or nullptr if none is
 // compiled. The tile is (micro_m, columns): rows and vectors of columns (packed, rows), rows
-// and columns (dot), columns and vectors of rows (columns; see tile_key). Inputs f32/f16/bf16
-// accumulate in f32, s8 in s32. Levels 3 and 4 fall back to level 2 for the dtypes they do not
-// change.
+// and columns (dot), rows of C and of B (axpy), columns and vectors of rows (columns; see
+// tile_key). Inputs f32/f16/bf16 accumulate in f32, s8 in s32. Levels 3 and 4 fall back to
+// level 2 for the dtypes they do not change.
 CpuGemmFn find_cpu_kernel(int isa, int algo, DType in, DType out, int micro_m, int columns);
 
 // Per-ISA lookups, each defined in its own translation unit.

@@ -15,7 +15,7 @@
 // oneDNN's 1.1).
 //
 // Where B's rows share an offset within a vector, the first tile of columns is that much
-// narrower, so that every later load of B is aligned (see dot_head).
+// narrower, so that every later load of B is aligned (aligned_head).
 #pragma once
 
 #include "cpu_direct_gemm.h"
@@ -38,17 +38,6 @@ constexpr int kStreamPrefetchTiles = 2;
 // buffer of a group stays in L2 and does not grow with n or m.
 constexpr int kStreamGroupRows = 16;
 constexpr std::int64_t kStreamGroupBytes = 256 << 10;
-
-// Lanes before B's rows, from column b_row, reach a vector boundary in storage; 0 when the
-// rows lie at different offsets (ldb not a whole number of vectors) or there is no later vector.
-template <DType In>
-inline int stream_head(const StorageT<In>* b_row, std::int64_t b_ks, std::int64_t columns) {
-  constexpr std::size_t kBytes = std::size_t(kLanes) * sizeof(StorageT<In>);
-  const auto address = reinterpret_cast<std::uintptr_t>(b_row);
-  if ((std::size_t(b_ks) * sizeof(StorageT<In>)) % kBytes != 0 || address % sizeof(StorageT<In>) != 0) return 0;
-  const int head = int(((kBytes - address % kBytes) % kBytes) / sizeof(StorageT<In>));
-  return head < columns ? head : 0;
-}
 
 // One visit of a tile: MR rows (A packed k-major, MR values per k) × `cols` columns from j
 // (NV vectors, the last ones masked or empty; all NV whole when kWhole) over rows [p0, p1)
@@ -125,7 +114,7 @@ __attribute__((noinline)) void stream_range(const CpuGemmParams& P, const Storag
   const std::int64_t k = P.k;
   const std::int64_t depth = P.block_k > 0 ? P.block_k : k;
   const bool prefetch = depth > kStreamHardwareStreams;
-  const int head = stream_head<In>(b + j_begin, P.b_ks, j_end - j_begin);
+  const int head = aligned_head<StorageT<In>, kLanes>(b + j_begin, P.b_ks, j_end - j_begin);
   // Columns per group: whole tiles whose accumulators for the group's rows fill the buffer.
   const std::int64_t group_columns =
       std::max<std::int64_t>(NR, kStreamGroupBytes / (std::int64_t(kGroupTiles * MR * NV) * std::int64_t(sizeof(Acc))) * NR);
@@ -189,11 +178,7 @@ template <DType In, DType Out, int MR, int NV>
 void gemm_direct_stream(const CpuGemmParams& P, const void* a, const void* b, void* c) {
   // Threads split the columns (the kernel is offered for few rows), so each streams its own
   // part of every row of B.
-  run_direct<In, Out>(P, a, b, c, MR, NV * kLanes,
-                      [&P](const StorageT<In>* a, const StorageT<In>* b, StorageT<Out>* c, std::int64_t i0,
-                           std::int64_t i1, std::int64_t j0, std::int64_t j1) {
-                        stream_range<In, Out, MR, NV>(P, a, b, c, i0, i1, j0, j1);
-                      });
+  run_direct<In, Out>(P, a, b, c, MR, NV * kLanes, &stream_range<In, Out, MR, NV>);
 }
 
 }  // namespace

@@ -65,7 +65,7 @@ class CpuTemplateBackend final : public Backend {
     if (c.isa < 0 || c.isa > cpu_.best_isa()) {
       return unsupported("isa " + std::string(cpu_isa_name(c.isa)) + " is not available on this CPU");
     }
-    if (c.algo < kAlgoPacked || c.algo > kAlgoDirectStream) {
+    if (c.algo < kAlgoPacked || c.algo > kAlgoDirectAxpy) {
       return unsupported("unknown cpu algo " + std::to_string(c.algo));
     }
     const CpuGemmParams strides = cpu_strides(p);
@@ -74,6 +74,9 @@ class CpuTemplateBackend final : public Backend {
     }
     if (c.algo == kAlgoDirectStream && strides.b_cs != 1) {
       return unsupported("the direct stream kernel reads B contiguous along n (row-major)");
+    }
+    if (c.algo == kAlgoDirectAxpy && strides.b_cs != 1) {
+      return unsupported("the direct axpy kernel reads B contiguous along n (row-major)");
     }
     if (c.algo == kAlgoDirectStream && c.block_k < 1) {
       return unsupported("the direct stream kernel reads B bk rows at a time: bk must be at least 1");
@@ -90,7 +93,8 @@ class CpuTemplateBackend final : public Backend {
                          "thread");
     }
     const int lanes = vector_lanes(c.isa);
-    const bool whole_vectors = c.algo == kAlgoDirectDot                ? true
+    // The dot and axpy tiles count columns of C and rows of B, not vectors.
+    const bool whole_vectors = c.algo == kAlgoDirectDot || c.algo == kAlgoDirectAxpy ? true
                                : c.algo == kAlgoDirectColumns ? c.micro_m % lanes == 0
                                                               : c.micro_n % lanes == 0;
     if (c.micro_m <= 0 || c.micro_n <= 0 || !whole_vectors) {
