@@ -14,8 +14,10 @@ constexpr int kMinBlockK = 16;
 // multiply-adds, or on skinny shapes (either of m and n at most kSkinny).
 constexpr double kDirectMacs = double(1 << 18);
 constexpr std::int64_t kSkinny = 16;
-// The axpy kernel is offered up to this many rows of A (its tallest tile).
-constexpr std::int64_t kAxpyRows = 4;
+// The axpy kernel is offered up to this many rows of A: its tallest tile.
+#define GEMMTUNE_CPU_AXPY_ROWS(mr, u) mr,
+constexpr std::int64_t kAxpyRows = std::max({GEMMTUNE_CPU_AXPY_TILES(GEMMTUNE_CPU_AXPY_ROWS)});
+#undef GEMMTUNE_CPU_AXPY_ROWS
 // The columns kernel holds up to 4 vectors of rows of A (64 with AVX-512): it streams W
 // unpacked, which beats packing W until the batch fills the packed kernel's tiles.
 constexpr std::int64_t kColumnsVectors = 4;
