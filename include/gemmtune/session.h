@@ -57,12 +57,12 @@ struct TuneOptions {
   // In the final round (below) the band applies to the round-by-round ratios alone.
   double noise_band = 0.01;
   // The final round: after the full timing, the `finalists` fastest choices, and each
-  // backend's first config if it was timed in full, are timed once more, together; the pick
-  // is made on that round alone, by each finalist's time over the fastest's in the same round
-  // (the median of those ratios), within noise_band a tie. One disturbed sample set in the
-  // full timing no longer decides, and two kernels a few percent apart are told apart by a
-  // comparison that the machine's drift cancels out of. 0 or 1: no final round; the pick is
-  // made on the full timing.
+  // backend's fastest and first config if they were timed in full, are timed once more,
+  // together; the pick is made on that round alone, by each finalist's time over the
+  // fastest's in the same round (the median of those ratios), within noise_band a tie. One
+  // disturbed sample set in the full timing no longer decides, and two kernels a few percent
+  // apart are told apart by a comparison that the machine's drift cancels out of. 0 or 1: no
+  // final round; the pick is made on the full timing.
   int finalists = 3;
   // Every choice first gets one short sample; those slower than prune_factor × the fastest
   // are not timed further (reported as such). 0 times every choice fully.

@@ -170,8 +170,8 @@ int earliest_within_band(const std::vector<double>& ratios, double noise_band) {
   return ratios.empty() ? -1 : 0;
 }
 
-// The final round (TuneOptions::finalists): the fastest few of the full timing and each
-// backend's lead (final_round_members), timed again together; their times in the report
+// The final round (TuneOptions::finalists): the fastest few of the full timing, each
+// backend's fastest and each backend's lead (final_round_members), timed again together; their times in the report
 // become this round's. The leads are cuBLASLt's first heuristic pick, oneDNN's default: on the
 // H100 a tuning of s8 16 × 4096 × 4096 left cuBLASLt's first pick out of its three fastest and
 // kept one 12 % slower than it. The index of the pick, or -1 when there was no round to make
@@ -186,9 +186,10 @@ int final_round(std::vector<Candidate>& candidates, Harness& harness, const Tune
   if (timed.size() < 2) return -1;
   // Candidates come backend by backend, each in its own config order (a cost model's reserve,
   // appended later, never leads).
-  const std::vector<Candidate*> leads = first_of_each(all, [](const Candidate* c) { return c->backend; });
-  std::vector<Candidate*> finalists = final_round_members(timed, leads, options.finalists,
-                                                          [](const Candidate* c) { return c->report.time_us; });
+  auto backend = [](const Candidate* c) { return c->backend; };
+  const std::vector<Candidate*> leads = first_of_each(all, backend);
+  std::vector<Candidate*> finalists = final_round_members(
+      timed, leads, options.finalists, [](const Candidate* c) { return c->report.time_us; }, backend);
   // Back into the fixed order, in which ties break.
   std::sort(finalists.begin(), finalists.end());
   std::vector<std::vector<double>> rounds;

@@ -100,10 +100,10 @@ double simulated_tuning_us(const SweepMeta& meta, double setup_us, const std::ve
   // The final round times its members in full once more; each backend's lead is its first
   // config in `set`'s order.
   if (meta.finalists >= 2 && full.size() >= 2) {
-    const std::vector<const ConfigMeasurement*> leads =
-        first_of_each(set, [](const ConfigMeasurement* m) { return m->backend; });
-    for (const ConfigMeasurement* m : final_round_members(full, leads, meta.finalists,
-                                                           [](const ConfigMeasurement* m) { return m->time_us; })) {
+    auto backend = [](const ConfigMeasurement* m) { return m->backend; };
+    const std::vector<const ConfigMeasurement*> leads = first_of_each(set, backend);
+    for (const ConfigMeasurement* m : final_round_members(
+             full, leads, meta.finalists, [](const ConfigMeasurement* m) { return m->time_us; }, backend)) {
       timing_us += full_cost(m);
     }
   }
