@@ -69,11 +69,12 @@ expect_fail "unknown command" "unknown command 'frobnicate'" frobnicate
 expect_fail "bench without shapes" "--shapes is required" bench
 expect_fail "unknown peer" "--peers 'nonesuch': none of these peer libraries" bench --shapes small --peers nonesuch
 expect_fail "unreadable shape file" "is not small, skinny, llm, square, random:COUNT:SEED or a readable file" bench --shapes /nonexistent
+expect_fail "bench samples out of range" "--bench-samples must be in [1, 1000] (got 0)" bench --shapes small --bench-samples 0
 printf '8 8 8\n# comment\n1 2\n' >"$tmp/bad_shapes"
 expect_fail "malformed shape file" "bad_shapes:3: expected three non-negative integers" bench --shapes "$tmp/bad_shapes"
 
 printf '# M N K\n8 8 8\n17 33 65\n' >"$tmp/shapes"
-if "$CLI" bench --device cpu --dtype f32 --shapes "$tmp/shapes" --json $FAST 2>"$tmp/err" | python3 -c '
+if "$CLI" bench --device cpu --dtype f32 --shapes "$tmp/shapes" --json $FAST --bench-samples 4 2>"$tmp/err" | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
 assert len(d["shapes"]) == 2
@@ -85,6 +86,8 @@ for s in d["shapes"]:
     assert s["peers"]["openblas"]["per_call_time_us"] > 0, s
     if "libxsmm" in s["peers"] and s["peers"]["libxsmm"]["time_us"] is not None:
         assert s["peers"]["libxsmm"]["per_call_config"] == "algo=1", s
+# The comparison takes its own sample count; tuning keeps --samples.
+assert d["bench_samples"] == 4 and d["tuning_samples"] != 4, (d["bench_samples"], d["tuning_samples"])
 for key in ("best_peer", "best_peer_per_call", "best_peer_kernel"):
     assert key in d["geomean_ratio"], key
 ' && grep -q "\[2/2\]" "$tmp/err"; then ok "bench --json on a shape file, progress on stderr"; else bad "bench --json"; fi

@@ -15,6 +15,9 @@ int run_bench(int argc, char** argv) {
   specs.push_back({"peers", true, "--peers A,B            the peers to time (default: every peer library built in; they are\n"
                                   "                       timed whatever --backends leaves gemmtune to choose among, so\n"
                                   "                       --backends cpu shows gemmtune's own kernels alone against them)"});
+  specs.push_back({"bench-samples", true, "--bench-samples N      timing samples of the comparison after tuning (default:\n"
+                                          "                       --samples, which tuning uses): more where gemmtune and a\n"
+                                          "                       peer are a few percent apart"});
   for (OptionSpec& spec : session_options()) specs.push_back(spec);
   for (int i = 2; i < argc; ++i) {
     if (std::string(argv[i]) == "--help") {
@@ -38,6 +41,11 @@ int run_bench(int argc, char** argv) {
   auto shapes = shapes_from(*args, (*session)->device().kind == DeviceKind::cuda);
   if (!shapes.is_ok()) return fail(shapes.status());
 
+  TimingOptions comparison = options->tuning.timing;
+  auto bench_samples = args->get_int("bench-samples", comparison.samples, 1, 1000);
+  if (!bench_samples.is_ok()) return fail(bench_samples.status());
+  comparison.samples = int(*bench_samples);
+
   const std::vector<std::string> peers = peer_backends(**session, split_list(args->get("peers", "")));
   if (peers.empty()) {
     return fail(invalid_argument("--peers '" + args->get("peers", "") + "': none of these peer libraries is built in"));
@@ -46,7 +54,7 @@ int run_bench(int argc, char** argv) {
   for (std::size_t i = 0; i < shapes->problems.size(); ++i) {
     const Problem& problem = shapes->problems[i];
     std::fprintf(stderr, "[%zu/%zu] %s\n", i + 1, shapes->problems.size(), problem.describe().c_str());
-    auto row = compare_with_peers(**session, problem, peers, options->tuning.timing);
+    auto row = compare_with_peers(**session, problem, peers, comparison);
     if (!row.is_ok()) return fail(row.status());
     rows.push_back(*row);
   }
@@ -58,6 +66,8 @@ int run_bench(int argc, char** argv) {
     out["shapes_set"] = shapes->set;
     out["backends"] = (*session)->backend_names();
     out["peers"] = peers;
+    out["tuning_samples"] = options->tuning.timing.samples;
+    out["bench_samples"] = comparison.samples;
     std::cout << out.dump(2) << "\n";
   } else {
     std::cout << comparison_table(rows);
