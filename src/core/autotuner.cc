@@ -171,11 +171,11 @@ int earliest_within_band(const std::vector<double>& ratios, double noise_band) {
 }
 
 // The final round (TuneOptions::finalists): the fastest few of the full timing, each
-// backend's fastest and each backend's lead (final_round_members), timed again together; their times in the report
-// become this round's. The leads are cuBLASLt's first heuristic pick, oneDNN's default: on the
-// H100 a tuning of s8 16 × 4096 × 4096 left cuBLASLt's first pick out of its three fastest and
-// kept one 12 % slower than it. The index of the pick, or -1 when there was no round to make
-// it (fewer than two finalists, or their timing failed).
+// backend's fastest and each backend's lead (final_round_members), timed again together;
+// their times in the report become this round's. The leads are cuBLASLt's first heuristic
+// pick, oneDNN's default: on the H100 a tuning of s8 16 × 4096 × 4096 left cuBLASLt's first
+// pick out of its three fastest and kept one 12 % slower than it. The index of the pick, or
+// -1 when there was no round to make it (fewer than two finalists, or their timing failed).
 int final_round(std::vector<Candidate>& candidates, Harness& harness, const TuneOptions& options) {
   if (options.finalists < 2) return -1;
   std::vector<Candidate*> all, timed;
