@@ -97,8 +97,9 @@ double simulated_tuning_us(const SweepMeta& meta, double setup_us, const std::ve
     full = ok;
   }
   for (const ConfigMeasurement* m : full) timing_us += full_cost(m);
-  // The final round times its members in full once more; each backend's lead is its first
-  // config in `set`'s order.
+  // The final round times its members (final_round_members: the fastest few, each backend's
+  // fastest and its lead) in full once more; each backend's lead is its first config in
+  // `set`'s order.
   if (meta.finalists >= 2 && full.size() >= 2) {
     auto backend = [](const ConfigMeasurement* m) { return m->backend; };
     const std::vector<const ConfigMeasurement*> leads = first_of_each(set, backend);
