@@ -11,8 +11,11 @@ namespace gemmtune::cpu {
 
 using ParallelTask = void (*)(void* context, int thread, int threads);
 
-// Runs task(context, t, threads) for every t in [0, threads): t = 0 on the calling thread, the
-// others on pool workers; returns when all have finished. `threads` is capped at the workers
+// Runs task(context, t, threads) for every t in [0, threads), each once: t = 0 on the calling
+// thread, the others on pool workers, except that a share whose worker has not started it a
+// few microseconds after the caller is done with its own runs on the caller too (a worker
+// asleep, or descheduled); returns when all have finished. So a task must not assume that
+// two shares run at the same time, nor on different threads. `threads` is capped at the workers
 // plus one; when it comes to 1 (or the pool is busy), task(context, 0, 1) runs alone, so a task
 // must split its work by the `threads` it is given, never by the count it asked for.
 void parallel_run(int threads, ParallelTask task, void* context);
