@@ -382,6 +382,64 @@ TEST(CpuKernels, EveryTileKernelMatchesTheReference) {
   }
 }
 
+// The pairs kernels (all of C in registers, two steps of k to a vector): every height
+// compiled, against every width up to half a vector, with k even (whole pairs), odd (a last
+// step alone) and shorter than one set of accumulators, A and C padded, plain and with
+// scalars that read C. The kernels the pairs tile does not take are refused with the reason.
+TEST(CpuKernels, EveryPairsKernelMatchesTheReference) {
+  const BackendList backends = create_backends(*find_device("cpu"));
+  const Backend& cpu = *backends.front();
+  if (host_cpu().best_isa() < cpu::kIsaAvx512) GTEST_SKIP() << "no AVX-512 here: the pairs kernels are AVX-512 only";
+  int ran = 0;
+  for (int rows = 1; rows <= cpu::kMaxPairsRows; ++rows) {
+    for (int n : {1, 5, 8}) {
+      for (int k : {1, 2, 7, 20}) {
+        for (auto [pad, alpha, beta] : {std::tuple{0, 1.0, 0.0}, std::tuple{3, 0.5, 2.0}}) {
+          const Problem problem = padded_problem(rows, n, k, DType::f32, "nn", pad, alpha, beta);
+          TestBuffers buffers(problem, std::uint64_t(rows * 1000 + n * 100 + k));
+          const ReferenceSample reference = compute_reference_sample(problem, buffers);
+          KernelConfig c;
+          c.algo = cpu::kAlgoDirectPairs;
+          c.isa = cpu::kIsaAvx512;
+          c.micro_m = rows;
+          c.micro_n = 8;
+          c.threads = 1;
+          expect_cpu_config_matches(cpu, problem, buffers, reference, c);
+          ++ran;
+        }
+      }
+    }
+  }
+  EXPECT_EQ(ran, cpu::kMaxPairsRows * 3 * 4 * 2);
+
+  KernelConfig pairs;
+  pairs.algo = cpu::kAlgoDirectPairs;
+  pairs.isa = cpu::kIsaAvx512;
+  pairs.micro_m = 4;
+  pairs.micro_n = 8;
+  pairs.threads = 1;
+  const std::string why = "the direct pairs kernel holds all of C";
+  auto refused = [&](const Problem& problem, const KernelConfig& c) {
+    const Status status = cpu.can_implement(problem, c);
+    EXPECT_FALSE(status.is_ok()) << problem.describe() << " " << c.to_string();
+    EXPECT_NE(status.message().find(why), std::string::npos) << c.to_string() << ": " << status.message();
+  };
+  ASSERT_TRUE(cpu.can_implement(padded_problem(4, 8, 9, DType::f32, "nn", 0, 1.0, 0.0), pairs).is_ok());
+  refused(padded_problem(4, 8, 9, DType::f32, "tn", 0, 1.0, 0.0), pairs);  // A column-major: no adjacent pairs
+  refused(padded_problem(4, 8, 9, DType::f32, "nt", 0, 1.0, 0.0), pairs);  // B column-major
+  refused(padded_problem(4, 9, 9, DType::f32, "nn", 0, 1.0, 0.0), pairs);  // wider than half a vector
+  refused(padded_problem(5, 8, 9, DType::f32, "nn", 0, 1.0, 0.0), pairs);  // rows other than the tile's
+  KernelConfig threaded = pairs;
+  threaded.threads = 2;
+  refused(padded_problem(4, 8, 9, DType::f32, "nn", 0, 1.0, 0.0), threaded);
+  KernelConfig avx2 = pairs;
+  avx2.isa = cpu::kIsaAvx2;  // 8 lanes: half a vector is 4 columns, not the tile's 8
+  refused(padded_problem(4, 8, 9, DType::f32, "nn", 0, 1.0, 0.0), avx2);
+  const Status bf16 = cpu.can_implement(padded_problem(4, 8, 9, DType::bf16, "nn", 0, 1.0, 0.0), pairs);
+  EXPECT_FALSE(bf16.is_ok());
+  EXPECT_NE(bf16.message().find("no kernel compiled"), std::string::npos) << bf16.message();
+}
+
 // Several threads run kernels at once: the pool serves one of them and the others run alone
 // (never wait, never share scratch), and every result is right.
 TEST(CpuKernels, ThreadedKernelsRunFromSeveralThreadsAtOnce) {

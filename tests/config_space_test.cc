@@ -119,6 +119,31 @@ TEST(CpuConfigSpace, SmallAndSkinnyProblemsGetDirectKernelsFirst) {
   }
 }
 
+// The pairs tile is offered where it runs: C of at most 8 columns and 24 rows, A and B
+// row-major, one thread, a CPU with AVX-512.
+TEST(CpuConfigSpace, NarrowSmallProblemsGetThePairsTileOnAvx512) {
+  auto offers_pairs = [](const CpuInfo& cpu, const Problem& p) {
+    for (const KernelConfig& c : cpu::cpu_configs(p, SearchSpace::default_space, cpu)) {
+      if (c.algo != cpu::kAlgoDirectPairs) continue;
+      EXPECT_EQ(c.micro_m, p.m()) << c.to_string();
+      EXPECT_EQ(c.micro_n, 8) << c.to_string();
+      EXPECT_EQ(c.threads, 1) << c.to_string();
+      EXPECT_EQ(c.isa, cpu::kIsaAvx512) << c.to_string();
+      return true;
+    }
+    return false;
+  };
+  CpuInfo cpu = zen4_like();
+  EXPECT_TRUE(offers_pairs(cpu, *Problem::create(13, 7, 29, DType::f32)));
+  EXPECT_TRUE(offers_pairs(cpu, *Problem::create(24, 8, 300, DType::f32)));
+  EXPECT_FALSE(offers_pairs(cpu, *Problem::create(25, 8, 8, DType::f32)));        // taller than the tiles
+  EXPECT_FALSE(offers_pairs(cpu, *Problem::create(8, 9, 8, DType::f32)));         // wider than half a vector
+  EXPECT_FALSE(offers_pairs(cpu, *Problem::create(8, 8, 8, DType::f32, "tn")));   // A column-major
+  EXPECT_FALSE(offers_pairs(cpu, *Problem::create(8, 8, 8, DType::bf16)));        // f32 only
+  cpu.avx512f = false;
+  EXPECT_FALSE(offers_pairs(cpu, *Problem::create(13, 7, 29, DType::f32)));
+}
+
 TEST(CpuConfigSpace, RegisterTilesThatWouldSpillArePrunedForAvx2) {
   CpuInfo cpu = zen4_like();
   auto p = *Problem::create(512, 512, 512, DType::f32);

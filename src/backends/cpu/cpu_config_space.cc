@@ -181,6 +181,12 @@ std::vector<KernelConfig> direct_configs(const Problem& p, SearchSpace space, co
     if (f32 && strides.b_cs == 1 && threads == 1 && isa >= kIsaAvx512 && p.n() <= kHalfLanes) {
       add(kAlgoDirectTile, int(p.m()), kHalfLanes, kIsaAvx2);
     }
+    // The same C with two steps of k side by side in each 512-bit vector: no lane is padding
+    // and half the multiply-adds (A row-major: its pairs are adjacent).
+    if (f32 && strides.b_cs == 1 && strides.a_ks == 1 && threads == 1 && isa >= kIsaAvx512 && p.n() <= kHalfLanes &&
+        p.m() <= kMaxPairsRows) {
+      add(kAlgoDirectPairs, int(p.m()), kHalfLanes, kIsaAvx512);
+    }
     if (strides.b_cs == 1) {
       auto add_rows = [&](const MicroTile& t) {
         if (exhaustive || (t.micro_nv == vectors && t.micro_m <= std::max<std::int64_t>(p.m(), 1))) {

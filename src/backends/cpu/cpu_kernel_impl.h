@@ -11,6 +11,7 @@
 #include "cpu_columns_gemm.h"
 #include "cpu_direct_gemm.h"
 #include "cpu_packed_gemm.h"
+#include "cpu_pairs_gemm.h"
 #include "cpu_stream_gemm.h"
 
 namespace gemmtune::cpu::GEMMTUNE_ISA_NAMESPACE {
@@ -53,6 +54,15 @@ CpuGemmFn find_tile(int algo, int micro_m, int columns) {
   if (micro_m == mr && columns == u) return &gemm_direct_axpy<In, Out, mr, u>;
     GEMMTUNE_CPU_AXPY_TILES(GEMMTUNE_CPU_TILE_CASE)
 #undef GEMMTUNE_CPU_TILE_CASE
+  } else if (algo == kAlgoDirectPairs) {
+#if GEMMTUNE_VECTOR_BYTES == 64
+    if constexpr (In == DType::f32 && Out == DType::f32) {
+#define GEMMTUNE_CPU_TILE_CASE(mr) \
+  if (micro_m == mr && columns == 1) return &gemm_direct_pairs<In, Out, mr>;
+      GEMMTUNE_CPU_PAIRS_ROWS(GEMMTUNE_CPU_TILE_CASE)
+#undef GEMMTUNE_CPU_TILE_CASE
+    }
+#endif
   } else if (algo == kAlgoDirectColumns) {
     if constexpr (In != DType::s8) {
 #define GEMMTUNE_CPU_TILE_CASE(mj, nv) \

@@ -20,6 +20,8 @@
 //    kernel would read a column tile at a time down k. From 4 rows of X up.
 //  - direct axpy: the same B read U rows at a time into one to four rows of C held in L1:
 //    x·W for 1-4 rows, where no sum is reused and the loop that reads B fastest wins.
+//  - direct pairs: the tile kernel for C no wider than half a 512-bit vector, with two steps
+//    of k side by side in each vector, so that no lane multiplies padding (AVX-512, f32).
 #pragma once
 
 #include <cstddef>
@@ -61,6 +63,7 @@ inline constexpr int kAlgoDirectColumns = 3;  // Aᵀ packed into vectors; B con
 inline constexpr int kAlgoDirectTile = 4;     // all of C in registers; m = micro_m, n ≤ micro_n
 inline constexpr int kAlgoDirectStream = 5;   // B read in storage order, a block of rows at a time, into rows tiles
 inline constexpr int kAlgoDirectAxpy = 6;     // B read in storage order, U rows at a time, into rows of C in L1
+inline constexpr int kAlgoDirectPairs = 7;    // all of C in registers, k in pairs; m = micro_m, n ≤ micro_n = half a vector
 
 // Register tiles each algorithm is compiled for, X(rows, columns): columns count vectors for
 // packed and rows, single columns for dot. The config space offers only these, pruned by each
@@ -96,6 +99,11 @@ inline constexpr int kStreamBlockDepths[] = {8, 256};
   X(2, 2) X(3, 2) X(4, 2) X(5, 2) X(6, 2) X(7, 2) X(8, 2) X(9, 2) X(10, 2) X(11, 2) X(12, 2) X(1, 3) X(2, 3)   \
   X(3, 3) X(4, 3) X(5, 3) X(6, 3) X(7, 3) X(8, 3) X(1, 4) X(2, 4) X(3, 4) X(4, 4) X(5, 4) X(6, 4)
 inline constexpr int kMaxTileRows[5] = {0, 24, 12, 8, 6};  // by vectors of columns
+// Pairs kernels, X(rows of C), f32 on AVX-512 only: every height the one-vector tile has.
+#define GEMMTUNE_CPU_PAIRS_ROWS(X)                                                                                \
+  X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13) X(14) X(15) X(16) X(17) X(18) X(19) X(20) \
+  X(21) X(22) X(23) X(24)
+inline constexpr int kMaxPairsRows = 24;
 
 struct MicroTile {
   int micro_m;
@@ -128,6 +136,7 @@ struct TileKey {
 constexpr TileKey tile_key(int algo, int micro_m, int micro_n, int lanes) {
   if (algo == kAlgoDirectDot || algo == kAlgoDirectAxpy) return {micro_m, micro_n};
   if (algo == kAlgoDirectColumns) return {micro_n, micro_m / lanes};
+  if (algo == kAlgoDirectPairs) return {micro_m, 1};  // one vector per row, whatever its columns
   return {micro_m, micro_n / lanes};
 }
 

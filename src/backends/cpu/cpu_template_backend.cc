@@ -65,7 +65,7 @@ class CpuTemplateBackend final : public Backend {
     if (c.isa < 0 || c.isa > cpu_.best_isa()) {
       return unsupported("isa " + std::string(cpu_isa_name(c.isa)) + " is not available on this CPU");
     }
-    if (c.algo < kAlgoPacked || c.algo > kAlgoDirectAxpy) {
+    if (c.algo < kAlgoPacked || c.algo > kAlgoDirectPairs) {
       return unsupported("unknown cpu algo " + std::to_string(c.algo));
     }
     const CpuGemmParams strides = cpu_strides(p);
@@ -93,8 +93,16 @@ class CpuTemplateBackend final : public Backend {
                          "thread");
     }
     const int lanes = vector_lanes(c.isa);
-    // The dot and axpy tiles count columns of C and rows of B, not vectors.
-    const bool whole_vectors = c.algo == kAlgoDirectDot || c.algo == kAlgoDirectAxpy ? true
+    if (c.algo == kAlgoDirectPairs &&
+        (strides.b_cs != 1 || strides.a_ks != 1 || p.m() != c.micro_m || p.n() > c.micro_n || p.n() == 0 ||
+         c.micro_n * 2 != lanes || c.threads != 1)) {
+      return unsupported("the direct pairs kernel holds all of C (m = mm rows, n <= mn = half a vector's lanes, A and "
+                         "B row-major) on one thread");
+    }
+    // The dot and axpy tiles count columns of C and rows of B, not vectors; the pairs tile
+    // holds half a vector's columns (checked above).
+    const bool whole_vectors = c.algo == kAlgoDirectDot || c.algo == kAlgoDirectAxpy || c.algo == kAlgoDirectPairs
+                                   ? true
                                : c.algo == kAlgoDirectColumns ? c.micro_m % lanes == 0
                                                               : c.micro_n % lanes == 0;
     if (c.micro_m <= 0 || c.micro_n <= 0 || !whole_vectors) {
