@@ -1,5 +1,6 @@
 // Backend "cpu": gemmtune's own kernels (cpu_kernels.h) over the config space of
 // cpu_config_space.cc.
+#include <string>
 #include <tuple>
 
 #include "cpu_backends.h"
@@ -69,14 +70,12 @@ class CpuTemplateBackend final : public Backend {
       return unsupported("unknown cpu algo " + std::to_string(c.algo));
     }
     const CpuGemmParams strides = cpu_strides(p);
-    if (c.algo == kAlgoDirectRows && strides.b_cs != 1) {
-      return unsupported("the direct rows kernel reads B contiguous along n (row-major)");
-    }
-    if (c.algo == kAlgoDirectStream && strides.b_cs != 1) {
-      return unsupported("the direct stream kernel reads B contiguous along n (row-major)");
-    }
-    if (c.algo == kAlgoDirectAxpy && strides.b_cs != 1) {
-      return unsupported("the direct axpy kernel reads B contiguous along n (row-major)");
+    const char* reads_b_rows = c.algo == kAlgoDirectRows     ? "rows"
+                               : c.algo == kAlgoDirectStream ? "stream"
+                               : c.algo == kAlgoDirectAxpy   ? "axpy"
+                                                             : nullptr;
+    if (reads_b_rows != nullptr && strides.b_cs != 1) {
+      return unsupported("the direct " + std::string(reads_b_rows) + " kernel reads B contiguous along n (row-major)");
     }
     if (c.algo == kAlgoDirectStream && c.block_k < 1) {
       return unsupported("the direct stream kernel reads B bk rows at a time: bk must be at least 1");
