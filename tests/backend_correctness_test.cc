@@ -440,6 +440,65 @@ TEST(CpuKernels, EveryPairsKernelMatchesTheReference) {
   EXPECT_NE(bf16.message().find("no kernel compiled"), std::string::npos) << bf16.message();
 }
 
+// The rows-dots kernels (rows tiles on C's whole vectors, dots on the last columns): every
+// ISA level, every tail width each takes, one and two whole vectors, rows below, at and above
+// the tile height, k of one step and of several with a masked last one, one and two threads,
+// A and C padded, scalars that read C. Shapes the kernel does not take are refused.
+TEST(CpuKernels, RowsDotsKernelsMatchTheReferenceAtEveryTailWidth) {
+  const BackendList backends = create_backends(*find_device("cpu"));
+  const Backend& cpu = *backends.front();
+  const int best = host_cpu().best_isa();
+  const std::pair<int, int> tiles[] = {{4, 2}, {8, 1}, {3, 4}, {12, 2}};  // (rows, vectors)
+  for (int isa = 0; isa <= std::min(best, cpu::kIsaAvx512); ++isa) {
+    const int lanes = cpu::vector_lanes(isa);
+    int ran = 0;
+    for (int tail = 1; tail <= cpu::max_dots_tail(lanes); ++tail) {
+      for (int whole : {1, 2}) {
+        for (int m : {1, 7, 19}) {
+          for (int k : {1, 65}) {
+            for (auto [pad, alpha, beta] : {std::tuple{0, 1.0, 0.0}, std::tuple{2, 1.5, 0.5}}) {
+              const int n = whole * lanes + tail;
+              const Problem problem = padded_problem(m, n, k, DType::f32, "nn", pad, alpha, beta);
+              TestBuffers buffers(problem, std::uint64_t(m * 1000 + n * 10 + k));
+              const ReferenceSample reference = compute_reference_sample(problem, buffers);
+              for (auto [rows, vectors] : tiles) {
+                for (int threads : {1, 2}) {
+                  KernelConfig c;
+                  c.algo = cpu::kAlgoDirectRowsDots;
+                  c.isa = isa;
+                  c.micro_m = rows;
+                  c.micro_n = vectors * lanes;
+                  c.threads = threads;
+                  expect_cpu_config_matches(cpu, problem, buffers, reference, c);
+                  ++ran;
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+    EXPECT_GT(ran, 0) << "no rows-dots kernel ran at " << cpu_isa_name(isa);
+
+    KernelConfig rows_dots;
+    rows_dots.algo = cpu::kAlgoDirectRowsDots;
+    rows_dots.isa = isa;
+    rows_dots.micro_m = 4;
+    rows_dots.micro_n = lanes;
+    rows_dots.threads = 1;
+    const int n = lanes + 1;
+    ASSERT_TRUE(cpu.can_implement(padded_problem(5, n, 9, DType::f32, "nn", 0, 1.0, 0.0), rows_dots).is_ok());
+    for (const Problem& p : {padded_problem(5, n, 9, DType::f32, "tn", 0, 1.0, 0.0),  // A column-major
+                             padded_problem(5, n, 9, DType::f32, "nt", 0, 1.0, 0.0),  // B column-major
+                             padded_problem(5, lanes + cpu::max_dots_tail(lanes) + 1, 9, DType::f32, "nn", 0, 1.0, 0.0),
+                             padded_problem(5, lanes - 1, 9, DType::f32, "nn", 0, 1.0, 0.0)}) {  // no whole vector
+      const Status status = cpu.can_implement(p, rows_dots);
+      EXPECT_FALSE(status.is_ok()) << p.describe();
+      EXPECT_NE(status.message().find("rows-dots kernel"), std::string::npos) << status.message();
+    }
+  }
+}
+
 // Several threads run kernels at once: the pool serves one of them and the others run alone
 // (never wait, never share scratch), and every result is right.
 TEST(CpuKernels, ThreadedKernelsRunFromSeveralThreadsAtOnce) {

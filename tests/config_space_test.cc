@@ -144,6 +144,31 @@ TEST(CpuConfigSpace, NarrowSmallProblemsGetThePairsTileOnAvx512) {
   EXPECT_FALSE(offers_pairs(cpu, *Problem::create(13, 7, 29, DType::f32)));
 }
 
+// The rows-dots tiles are offered for C 1-4 columns past whole vectors (A and B row-major),
+// with the rows tiles of the whole vectors.
+TEST(CpuConfigSpace, CPastWholeVectorsByAFewColumnsGetsRowsDotsTiles) {
+  auto rows_dots = [](const CpuInfo& cpu, const Problem& p) {
+    std::vector<KernelConfig> found;
+    for (const KernelConfig& c : cpu::cpu_configs(p, SearchSpace::default_space, cpu)) {
+      if (c.algo == cpu::kAlgoDirectRowsDots) found.push_back(c);
+    }
+    return found;
+  };
+  CpuInfo cpu = zen4_like();
+  const auto offered = rows_dots(cpu, *Problem::create(17, 33, 65, DType::f32));
+  ASSERT_FALSE(offered.empty());
+  for (const KernelConfig& c : offered) EXPECT_EQ(c.micro_n, 32) << c.to_string();  // the two whole vectors
+  EXPECT_FALSE(rows_dots(cpu, *Problem::create(17, 36, 65, DType::f32)).empty());   // 4 columns past
+  EXPECT_TRUE(rows_dots(cpu, *Problem::create(17, 37, 65, DType::f32)).empty());    // 5: the rows kernel's padding
+  EXPECT_TRUE(rows_dots(cpu, *Problem::create(17, 32, 65, DType::f32)).empty());    // whole vectors
+  EXPECT_TRUE(rows_dots(cpu, *Problem::create(17, 33, 65, DType::f32, "tn")).empty());
+  EXPECT_TRUE(rows_dots(cpu, *Problem::create(17, 33, 65, DType::bf16)).empty());
+  cpu.avx512f = false;  // AVX2: 8 lanes, so 33 is 4 whole vectors and 1 column
+  const auto avx2 = rows_dots(cpu, *Problem::create(17, 33, 65, DType::f32));
+  ASSERT_FALSE(avx2.empty());
+  for (const KernelConfig& c : avx2) EXPECT_EQ(c.micro_n, 32) << c.to_string();
+}
+
 TEST(CpuConfigSpace, RegisterTilesThatWouldSpillArePrunedForAvx2) {
   CpuInfo cpu = zen4_like();
   auto p = *Problem::create(512, 512, 512, DType::f32);

@@ -198,6 +198,20 @@ std::vector<KernelConfig> direct_configs(const Problem& p, SearchSpace space, co
         for (const MicroTile& t : kDirectF32Tiles) add_rows(t);
       }
     }
+    // C a few columns past whole vectors (17 × 33), A row-major: the rows tiles of the whole
+    // vectors, with dots for the last columns instead of a last vector of padding.
+    const std::int64_t whole_vectors = std::min<std::int64_t>(4, p.n() / lanes);
+    const std::int64_t tail = p.n() % lanes;
+    if (f32 && strides.b_cs == 1 && strides.a_ks == 1 && whole_vectors > 0 && tail > 0 &&
+        tail <= max_dots_tail(lanes)) {
+      auto add_rows_dots = [&](const MicroTile& t) {
+        if (exhaustive || (t.micro_nv == whole_vectors && t.micro_m <= std::max<std::int64_t>(p.m(), 1))) {
+          add(kAlgoDirectRowsDots, t.micro_m, t.micro_nv * lanes);
+        }
+      };
+      for (const MicroTile& t : kDirectTiles) add_rows_dots(t);
+      for (const MicroTile& t : kDirectF32Tiles) add_rows_dots(t);
+    }
     // B too large for L2, contiguous along n, against a few rows: streamed in its own order.
     // Tiles up to the next power of two of m (rows past m are padding), each with shallow and
     // deep blocks (no deeper than k): which one wins turns on m, not on the tile.

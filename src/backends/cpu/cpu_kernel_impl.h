@@ -12,6 +12,7 @@
 #include "cpu_direct_gemm.h"
 #include "cpu_packed_gemm.h"
 #include "cpu_pairs_gemm.h"
+#include "cpu_rows_dots_gemm.h"
 #include "cpu_stream_gemm.h"
 
 namespace gemmtune::cpu::GEMMTUNE_ISA_NAMESPACE {
@@ -63,6 +64,14 @@ CpuGemmFn find_tile(int algo, int micro_m, int columns) {
 #undef GEMMTUNE_CPU_TILE_CASE
     }
 #endif
+  } else if (algo == kAlgoDirectRowsDots) {
+    if constexpr (In == DType::f32 && Out == DType::f32) {
+#define GEMMTUNE_CPU_TILE_CASE(mr, nv) \
+  if (micro_m == mr && columns == nv) return &gemm_direct_rows_dots<In, Out, mr, nv>;
+      GEMMTUNE_CPU_DIRECT_TILES(GEMMTUNE_CPU_TILE_CASE)
+      GEMMTUNE_CPU_DIRECT_F32_TILES(GEMMTUNE_CPU_TILE_CASE)
+#undef GEMMTUNE_CPU_TILE_CASE
+    }
   } else if (algo == kAlgoDirectColumns) {
     if constexpr (In != DType::s8) {
 #define GEMMTUNE_CPU_TILE_CASE(mj, nv) \

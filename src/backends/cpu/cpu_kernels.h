@@ -22,6 +22,9 @@
 //    x·W for 1-4 rows, where no sum is reused and the loop that reads B fastest wins.
 //  - direct pairs: the tile kernel for C no wider than half a 512-bit vector, with two steps
 //    of k side by side in each vector, so that no lane multiplies padding (AVX-512, f32).
+//  - direct rows-dots: the rows kernel on C's whole vectors of columns and the dot kernel on
+//    the last 1-4 (those columns of B copied contiguous along k): C a little wider than whole
+//    vectors (17 × 33), where the rows kernel's last vector would be mostly padding (f32).
 #pragma once
 
 #include <cstddef>
@@ -64,6 +67,10 @@ inline constexpr int kAlgoDirectTile = 4;     // all of C in registers; m = micr
 inline constexpr int kAlgoDirectStream = 5;   // B read in storage order, a block of rows at a time, into rows tiles
 inline constexpr int kAlgoDirectAxpy = 6;     // B read in storage order, U rows at a time, into rows of C in L1
 inline constexpr int kAlgoDirectPairs = 7;    // all of C in registers, k in pairs; m = micro_m, n ≤ micro_n = half a vector
+inline constexpr int kAlgoDirectRowsDots = 8;  // rows kernel on whole vectors of columns, dots on the last 1-4
+// The most columns past C's whole vectors that the rows-dots kernel takes: a quarter of a
+// vector's lanes, at most 4 (a wider tail loses less to padding than the copy and the dots cost).
+constexpr int max_dots_tail(int lanes) { return lanes / 4 < 4 ? lanes / 4 : 4; }
 
 // Register tiles each algorithm is compiled for, X(rows, columns): columns count vectors for
 // packed and rows, single columns for dot. The config space offers only these, pruned by each

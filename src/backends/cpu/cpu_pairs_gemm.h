@@ -7,9 +7,9 @@
 // elements (A(r, p), A(r, p + 1): adjacent when A is row-major, one 64-bit broadcast) against
 // rows p and p + 1 of B interleaved (one permute, shared by every row), and the two halves of
 // each sum are added once at the end. Half the multiply-adds of the tile kernel, and no more
-// loads: 13 × 7 × 29 took 44.6 ns against the tile kernel's 68.7 and libxsmm's 66.0, 8 × 8 × 8
-// 11.3 ns against 15.6 and 13.4 (the development machine, each called through its pointer:
-// bench/results/2026-11-24a-cpu-pairs/).
+// loads: 13 × 7 × 29 took 47.7 ns against the tile kernel's 76.1 and libxsmm's 69.6, 8 × 8 × 8
+// 11.9 ns against 16.3 and 13.5 (the development machine, each called through its pointer:
+// bench/results/2026-11-24a-cpu-pairs/probe-pairs.txt).
 //
 // AVX-512 only (the level-2 f32 kernels): the AVX2 tile already fills its 8 lanes at n = 8.
 #pragma once

@@ -66,7 +66,7 @@ class CpuTemplateBackend final : public Backend {
     if (c.isa < 0 || c.isa > cpu_.best_isa()) {
       return unsupported("isa " + std::string(cpu_isa_name(c.isa)) + " is not available on this CPU");
     }
-    if (c.algo < kAlgoPacked || c.algo > kAlgoDirectPairs) {
+    if (c.algo < kAlgoPacked || c.algo > kAlgoDirectRowsDots) {
       return unsupported("unknown cpu algo " + std::to_string(c.algo));
     }
     const CpuGemmParams strides = cpu_strides(p);
@@ -97,6 +97,11 @@ class CpuTemplateBackend final : public Backend {
          c.micro_n * 2 != lanes || c.threads != 1)) {
       return unsupported("the direct pairs kernel holds all of C (m = mm rows, n <= mn = half a vector's lanes, A and "
                          "B row-major) on one thread");
+    }
+    if (c.algo == kAlgoDirectRowsDots &&
+        (strides.b_cs != 1 || strides.a_ks != 1 || p.n() < lanes || p.n() % lanes > max_dots_tail(lanes))) {
+      return unsupported("the direct rows-dots kernel reads A and B row-major and takes C of whole vectors and at most " +
+                         std::to_string(max_dots_tail(lanes)) + " columns more");
     }
     // The dot and axpy tiles count columns of C and rows of B, not vectors; the pairs tile
     // holds half a vector's columns (checked above).
