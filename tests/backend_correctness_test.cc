@@ -188,6 +188,15 @@ TEST(CpuKernels, EveryIsaAndRegisterTileMatchesTheReference) {
   }
 }
 
+// A config no kernel can run on the problem is refused with a reason naming `why`, by
+// can_implement and by prepare.
+void expect_refused(const Backend& cpu, const Problem& problem, const KernelConfig& c, const std::string& why) {
+  const Status status = cpu.can_implement(problem, c);
+  EXPECT_FALSE(status.is_ok()) << problem.describe() << " " << c.to_string();
+  EXPECT_NE(status.message().find(why), std::string::npos) << c.to_string() << ": " << status.message();
+  EXPECT_FALSE(cpu.prepare(problem, c).is_ok()) << c.to_string();
+}
+
 // A compiled tile of a direct kernel, as its X-macro list names it.
 struct DirectTile {
   int algo, rows, columns;
@@ -276,11 +285,8 @@ TEST(CpuKernels, ConfigsNoKernelCanRunAreRefusedWithTheReason) {
   const int isa = host_cpu().best_isa();
   const Problem row_b = padded_problem(4, 256, 64, DType::f32, "nn", 0, 1.0, 0.0);
   const Problem column_b = padded_problem(4, 256, 64, DType::f32, "nt", 0, 1.0, 0.0);
-  auto refused = [&](const Problem& problem, KernelConfig c, const std::string& why) {
-    const Status status = cpu.can_implement(problem, c);
-    EXPECT_FALSE(status.is_ok()) << c.to_string();
-    EXPECT_NE(status.message().find(why), std::string::npos) << c.to_string() << ": " << status.message();
-    EXPECT_FALSE(cpu.prepare(problem, c).is_ok()) << c.to_string();
+  auto refused = [&](const Problem& problem, const KernelConfig& c, const std::string& why) {
+    expect_refused(cpu, problem, c, why);
   };
   KernelConfig stream = direct_config({cpu::kAlgoDirectStream, 4, 4, 8}, isa);
   ASSERT_TRUE(cpu.can_implement(row_b, stream).is_ok());
@@ -418,11 +424,8 @@ TEST(CpuKernels, EveryPairsKernelMatchesTheReference) {
   pairs.micro_m = 4;
   pairs.micro_n = 8;
   pairs.threads = 1;
-  const std::string why = "the direct pairs kernel holds all of C";
   auto refused = [&](const Problem& problem, const KernelConfig& c) {
-    const Status status = cpu.can_implement(problem, c);
-    EXPECT_FALSE(status.is_ok()) << problem.describe() << " " << c.to_string();
-    EXPECT_NE(status.message().find(why), std::string::npos) << c.to_string() << ": " << status.message();
+    expect_refused(cpu, problem, c, "the direct pairs kernel holds all of C");
   };
   ASSERT_TRUE(cpu.can_implement(padded_problem(4, 8, 9, DType::f32, "nn", 0, 1.0, 0.0), pairs).is_ok());
   refused(padded_problem(4, 8, 9, DType::f32, "tn", 0, 1.0, 0.0), pairs);  // A column-major: no adjacent pairs
@@ -435,9 +438,7 @@ TEST(CpuKernels, EveryPairsKernelMatchesTheReference) {
   KernelConfig avx2 = pairs;
   avx2.isa = cpu::kIsaAvx2;  // 8 lanes: half a vector is 4 columns, not the tile's 8
   refused(padded_problem(4, 8, 9, DType::f32, "nn", 0, 1.0, 0.0), avx2);
-  const Status bf16 = cpu.can_implement(padded_problem(4, 8, 9, DType::bf16, "nn", 0, 1.0, 0.0), pairs);
-  EXPECT_FALSE(bf16.is_ok());
-  EXPECT_NE(bf16.message().find("no kernel compiled"), std::string::npos) << bf16.message();
+  expect_refused(cpu, padded_problem(4, 8, 9, DType::bf16, "nn", 0, 1.0, 0.0), pairs, "no kernel compiled");
 }
 
 // The rows-dots kernels (rows tiles on C's whole vectors, dots on the last columns): every
@@ -492,9 +493,7 @@ TEST(CpuKernels, RowsDotsKernelsMatchTheReferenceAtEveryTailWidth) {
                              padded_problem(5, n, 9, DType::f32, "nt", 0, 1.0, 0.0),  // B column-major
                              padded_problem(5, lanes + cpu::max_dots_tail(lanes) + 1, 9, DType::f32, "nn", 0, 1.0, 0.0),
                              padded_problem(5, lanes - 1, 9, DType::f32, "nn", 0, 1.0, 0.0)}) {  // no whole vector
-      const Status status = cpu.can_implement(p, rows_dots);
-      EXPECT_FALSE(status.is_ok()) << p.describe();
-      EXPECT_NE(status.message().find("rows-dots kernel"), std::string::npos) << status.message();
+      expect_refused(cpu, p, rows_dots, "rows-dots kernel");
     }
   }
 }

@@ -187,30 +187,25 @@ std::vector<KernelConfig> direct_configs(const Problem& p, SearchSpace space, co
         p.m() <= kMaxPairsRows) {
       add(kAlgoDirectPairs, int(p.m()), kHalfLanes, kIsaAvx512);
     }
-    if (strides.b_cs == 1) {
-      auto add_rows = [&](const MicroTile& t) {
-        if (exhaustive || (t.micro_nv == vectors && t.micro_m <= std::max<std::int64_t>(p.m(), 1))) {
-          add(kAlgoDirectRows, t.micro_m, t.micro_nv * lanes);
+    // The rows tiles of `algo` that are `nv` vectors wide and no taller than the problem (every
+    // tile in the exhaustive space); the f32-only tiles too for f32.
+    auto add_rows_tiles = [&](int algo, std::int64_t nv) {
+      auto add_tile = [&](const MicroTile& t) {
+        if (exhaustive || (t.micro_nv == nv && t.micro_m <= std::max<std::int64_t>(p.m(), 1))) {
+          add(algo, t.micro_m, t.micro_nv * lanes);
         }
       };
-      for (const MicroTile& t : kDirectTiles) add_rows(t);
+      for (const MicroTile& t : kDirectTiles) add_tile(t);
       if (f32) {
-        for (const MicroTile& t : kDirectF32Tiles) add_rows(t);
+        for (const MicroTile& t : kDirectF32Tiles) add_tile(t);
       }
-    }
+    };
+    if (strides.b_cs == 1) add_rows_tiles(kAlgoDirectRows, vectors);
     // C a few columns past whole vectors (17 × 33), A row-major: the rows tiles of the whole
     // vectors, with dots for the last columns instead of a last vector of padding.
-    const std::int64_t whole_vectors = std::min<std::int64_t>(4, p.n() / lanes);
     const std::int64_t tail = p.n() % lanes;
-    if (f32 && strides.b_cs == 1 && strides.a_ks == 1 && whole_vectors > 0 && tail > 0 &&
-        tail <= max_dots_tail(lanes)) {
-      auto add_rows_dots = [&](const MicroTile& t) {
-        if (exhaustive || (t.micro_nv == whole_vectors && t.micro_m <= std::max<std::int64_t>(p.m(), 1))) {
-          add(kAlgoDirectRowsDots, t.micro_m, t.micro_nv * lanes);
-        }
-      };
-      for (const MicroTile& t : kDirectTiles) add_rows_dots(t);
-      for (const MicroTile& t : kDirectF32Tiles) add_rows_dots(t);
+    if (f32 && strides.b_cs == 1 && strides.a_ks == 1 && p.n() >= lanes && tail > 0 && tail <= max_dots_tail(lanes)) {
+      add_rows_tiles(kAlgoDirectRowsDots, std::min<std::int64_t>(4, p.n() / lanes));
     }
     // B too large for L2, contiguous along n, against a few rows: streamed in its own order.
     // Tiles up to the next power of two of m (rows past m are padding), each with shallow and
