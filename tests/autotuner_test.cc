@@ -259,9 +259,12 @@ TEST(Autotuner, EveryBackendsFirstConfigTimedInFullIsAFinalist) {
       if (c.backend != previous) EXPECT_GT(c.final_ratio, 0) << c.backend << " " << c.config.to_string();
       previous = c.backend;
     }
-    // The two fastest, then each backend's fastest and lead not among them: 4 to 8.
+    // The two fastest, then each backend's fastest and lead not among them: 4 to 9. At least
+    // the two fastest and the fastest of the two or three other backends (the leads may be
+    // those); at most, when the two fastest are one backend's and no lead is a fastest, the
+    // two, the three other backends' fastest and all four leads.
     EXPECT_GE(finalists, 4);
-    EXPECT_LE(finalists, 8);
+    EXPECT_LE(finalists, 9);
     EXPECT_GT(outcome.report.best_choice()->final_ratio, 0);
   }
 }
