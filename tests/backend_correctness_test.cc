@@ -250,12 +250,13 @@ TEST(CpuKernels, EveryDirectKernelTileMatchesTheReference) {
   const BackendList backends = create_backends(*find_device("cpu"));
   const Backend& cpu = *backends.front();
   const int best = host_cpu().best_isa();
-  // Rows both above and below every tile height (an overlapping tail, a padded one); for the
-  // stream kernel, k past its deep block and more columns per thread than one group of its
-  // accumulators; for the axpy kernel, k not a whole number of passes and more columns per
-  // thread than one chunk.
-  const std::tuple<int, int, int> shapes[] = {{1, 70, 37}, {19, 33, 65}, {3, 129, 8}, {37, 1, 19}, {21, 45, 1},
-                                              {30, 20, 9},  {4, 40, 300},  {1, 9000, 20}};
+  // Rows both above and below every tile height, with last rows of every kind: tiles of
+  // halving height (35 on a 24-row tile: 24, 8, 2, 1), a tile overlapping the one before (35
+  // on 12), a zero-padded tile (3 on 4); for the stream kernel, k past its deep block and more
+  // columns per thread than one group of its accumulators; for the axpy kernel, k not a whole
+  // number of passes and more columns per thread than one chunk.
+  const std::tuple<int, int, int> shapes[] = {{1, 70, 37}, {19, 33, 65}, {3, 129, 8},  {37, 1, 19}, {21, 45, 1},
+                                              {30, 20, 9},  {35, 20, 9},  {4, 40, 300}, {1, 9000, 20}};
   for (DType type : {DType::f32, DType::f16, DType::bf16, DType::s8}) {
     for (const char* layout : {"nn", "tn", "nt", "tt"}) {
       for (auto [m, n, k] : shapes) {

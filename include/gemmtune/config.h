@@ -45,7 +45,7 @@ struct KernelConfig {
   // --- backend-specific ---
   // The backend's own variant number: the rank of a cuBLASLt heuristic result; for the cpu
   // backend the kernel algorithm (0 packed, 1 direct rows, 2 direct dot, 3 direct columns, 4 direct
-  // tile, 5 direct stream, 6 direct axpy, 7 direct pairs; cpu_kernels.h).
+  // tile, 5 direct stream, 6 direct axpy, 7 direct pairs, 8 direct rows-dots; cpu_kernels.h).
   std::int32_t algo = 0;
 
   auto operator<=>(const KernelConfig&) const = default;

@@ -3,9 +3,9 @@
 //
 // rows: B contiguous along n. An MR × NV-vector tile of C stays in registers over the whole of
 // k; each step loads NV vectors of a row of B and broadcasts MR elements of A. Column tails
-// are masked loads and stores, and the last rows run as a tile that overlaps the one before
-// and writes only its own rows, so any shape runs on the one compiled tile with no scalar edge
-// code.
+// are masked loads and stores. The last rows, fewer than MR, run as tiles of halving height
+// when they are at most half a tile, and otherwise as a tile that overlaps the one before and
+// writes only its own rows, so no shape needs scalar edge code.
 //
 // dot: A and B contiguous along k (C = A·Wᵀ with W stored n × k). An MR × NC tile of dot
 // products accumulates along k in vectors and is reduced at the end. Each row of W is read
@@ -169,6 +169,23 @@ constexpr int largest_power_of_2_below(int x) {
   return x <= 1 ? 0 : h;
 }
 
+// `rows` < 2·H rows of A at a, C at c, as tiles of H, H/2, ..., 1 rows (each run only when
+// that many rows are left), for one panel of columns.
+template <DType In, DType Out, int H, int NV, bool kAUnitK>
+__attribute__((always_inline)) inline void rows_halving(const RowsJob<In>& job, const StorageT<In>* a,
+                                                        std::int64_t a_rs, std::int64_t a_ks, StorageT<Out>* c,
+                                                        std::int64_t j0, int rows, int cols) {
+  if constexpr (H >= 1) {
+    if (rows >= H) {
+      rows_block<In, Out, H, NV, kAUnitK>(job, a, a_rs, a_ks, c, j0, 0, H, cols);
+      a += H * a_rs;
+      c += H * job.ldc;
+      rows -= H;
+    }
+    rows_halving<In, Out, H / 2, NV, kAUnitK>(job, a, a_rs, a_ks, c, j0, rows, cols);
+  }
+}
+
 // Rows [i_begin, i_end) × columns [j_begin, j_end) on the calling thread.
 template <DType In, DType Out, int MR, int NV, bool kAUnitK>
 __attribute__((noinline)) void rows_range(const CpuGemmParams& P, const StorageT<In>* a, const StorageT<In>* b,
@@ -180,14 +197,22 @@ __attribute__((noinline)) void rows_range(const CpuGemmParams& P, const StorageT
   const std::int64_t a_rs = P.a_rs, a_ks = P.a_ks;
   const std::int64_t full_end = i_begin + (i_end - i_begin) / MR * MR;
   const int tail_rows = int(i_end - full_end);
-  // The last rows, fewer than MR, run as the MR rows that end at i_end (recomputing some rows
-  // of the tile before, which only that tile writes). A problem of fewer than MR rows in all
-  // is copied into a zero-padded block instead.
+  // The last rows, fewer than MR. At most half a tile of them run as tiles of halving height
+  // (17 rows on an 8-row tile: 8, 8, then 1), whose multiply-adds are the rows' own. More run
+  // as the MR rows that end at i_end, recomputing rows of the tile before (which only that
+  // tile writes): fewer than half a tile's, and in one tile at full speed rather than two or
+  // three short ones, whose few rows share each load of B among fewer multiply-adds. A problem
+  // of fewer than MR rows in all is copied into a zero-padded block instead.
+  constexpr int kHalving = largest_power_of_2_below(MR / 2 + 1);  // tail_rows ≤ MR / 2 < 2·kHalving
+  const bool halving = tail_rows > 0 && tail_rows <= MR / 2;
   const S* tail = nullptr;
   StorageT<Out>* tail_c = nullptr;
   std::int64_t tail_rs = a_rs, tail_ks = a_ks;
   int tail_first = 0;
-  if (tail_rows > 0 && i_end >= MR) {
+  if (halving) {
+    tail = a + full_end * a_rs;
+    tail_c = c + full_end * P.ldc;
+  } else if (tail_rows > 0 && i_end >= MR) {
     tail = a + (i_end - MR) * a_rs;
     tail_c = c + (i_end - MR) * P.ldc;
     tail_first = MR - tail_rows;
@@ -209,7 +234,9 @@ __attribute__((noinline)) void rows_range(const CpuGemmParams& P, const StorageT
     for (std::int64_t i = i_begin; i < full_end; i += MR) {
       rows_block<In, Out, MR, NV, kAUnitK>(job, a + i * a_rs, a_rs, a_ks, c + i * P.ldc, j0, 0, MR, cols);
     }
-    if (tail_rows > 0) {
+    if (halving) {
+      rows_halving<In, Out, kHalving, NV, kAUnitK>(job, tail, tail_rs, tail_ks, tail_c, j0, tail_rows, cols);
+    } else if (tail_rows > 0) {
       rows_block<In, Out, MR, NV, kAUnitK>(job, tail, tail_rs, tail_ks, tail_c, j0, tail_first, tail_first + tail_rows,
                                            cols);
     }

@@ -86,17 +86,19 @@ class CpuTemplateBackend final : public Backend {
     if (c.algo == kAlgoDirectColumns && strides.b_ks != 1) {
       return unsupported("the direct columns kernel reads B contiguous along k (column-major)");
     }
-    if (c.algo == kAlgoDirectTile &&
-        (strides.b_cs != 1 || p.m() != c.micro_m || p.n() > c.micro_n || p.n() == 0 || c.threads != 1)) {
-      return unsupported("the direct tile kernel holds all of C (m = mm rows, n <= mn columns, B row-major) on one "
-                         "thread");
-    }
     const int lanes = vector_lanes(c.isa);
-    if (c.algo == kAlgoDirectPairs &&
-        (strides.b_cs != 1 || strides.a_ks != 1 || p.m() != c.micro_m || p.n() > c.micro_n || p.n() == 0 ||
-         c.micro_n * 2 != lanes || c.threads != 1)) {
-      return unsupported("the direct pairs kernel holds all of C (m = mm rows, n <= mn = half a vector's lanes, A and "
-                         "B row-major) on one thread");
+    // The tile and pairs kernels hold all of C in one register tile; the pairs kernel's is half
+    // a vector wide and also reads A's adjacent pairs along k.
+    if (c.algo == kAlgoDirectTile || c.algo == kAlgoDirectPairs) {
+      const bool pairs = c.algo == kAlgoDirectPairs;
+      const bool fits = strides.b_cs == 1 && (!pairs || strides.a_ks == 1) && p.m() == c.micro_m && p.n() > 0 &&
+                        p.n() <= c.micro_n && (!pairs || c.micro_n * 2 == lanes) && c.threads == 1;
+      if (!fits) {
+        return unsupported(pairs ? "the direct pairs kernel holds all of C (m = mm rows, n <= mn = half a vector's "
+                                   "lanes, A and B row-major) on one thread"
+                                 : "the direct tile kernel holds all of C (m = mm rows, n <= mn columns, B row-major) "
+                                   "on one thread");
+      }
     }
     if (c.algo == kAlgoDirectRowsDots &&
         (strides.b_cs != 1 || strides.a_ks != 1 || p.n() < lanes || p.n() % lanes > max_dots_tail(lanes))) {
