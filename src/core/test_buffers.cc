@@ -18,9 +18,11 @@ std::uint64_t Random::next() {
 
 double Random::uniform(double lo, double hi) { return lo + (hi - lo) * double(next() >> 11) * 0x1.0p-53; }
 
+static_assert(TestBuffers::kGuardBytes % 64 == 0, "C lies kGuardBytes into its buffer, at the operands' offset in a line");
+
 namespace {
 
-void fill_random(std::vector<std::uint8_t>& bytes, std::size_t offset, std::int64_t elements, DType type,
+void fill_random(OperandBytes& bytes, std::size_t offset, std::int64_t elements, DType type,
                  Random& rng) {
   void* data = bytes.data() + offset;
   for (std::int64_t i = 0; i < elements; ++i) {
