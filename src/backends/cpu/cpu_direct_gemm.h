@@ -18,6 +18,7 @@
 #pragma once
 
 #include <algorithm>
+#include <type_traits>
 
 #include "cpu_tile_io.h"
 #include "cpu_thread_pool.h"
@@ -169,20 +170,17 @@ constexpr int largest_power_of_2_below(int x) {
   return x <= 1 ? 0 : h;
 }
 
-// `rows` < 2·H rows of A at a, C at c, as tiles of H, H/2, ..., 1 rows (each run only when
-// that many rows are left), for one panel of columns.
-template <DType In, DType Out, int H, int NV, bool kAUnitK>
-__attribute__((always_inline)) inline void rows_halving(const RowsJob<In>& job, const StorageT<In>* a,
-                                                        std::int64_t a_rs, std::int64_t a_ks, StorageT<Out>* c,
-                                                        std::int64_t j0, int rows, int cols) {
+// `rows` < 2·H rows as tiles of H, H/2, ..., 1 rows, each height run once if that many rows
+// are left: block(height, first row) with the height a std::integral_constant, so that each
+// tile is compiled for its height. The last rows of the rows and dot kernels.
+template <int H, class Block>
+__attribute__((always_inline)) inline void halving_tiles(int rows, Block&& block, int done = 0) {
   if constexpr (H >= 1) {
-    if (rows >= H) {
-      rows_block<In, Out, H, NV, kAUnitK>(job, a, a_rs, a_ks, c, j0, 0, H, cols);
-      a += H * a_rs;
-      c += H * job.ldc;
-      rows -= H;
+    if (rows - done >= H) {
+      block(std::integral_constant<int, H>{}, done);
+      done += H;
     }
-    rows_halving<In, Out, H / 2, NV, kAUnitK>(job, a, a_rs, a_ks, c, j0, rows, cols);
+    halving_tiles<H / 2>(rows, block, done);
   }
 }
 
@@ -235,7 +233,10 @@ __attribute__((noinline)) void rows_range(const CpuGemmParams& P, const StorageT
       rows_block<In, Out, MR, NV, kAUnitK>(job, a + i * a_rs, a_rs, a_ks, c + i * P.ldc, j0, 0, MR, cols);
     }
     if (halving) {
-      rows_halving<In, Out, kHalving, NV, kAUnitK>(job, tail, tail_rs, tail_ks, tail_c, j0, tail_rows, cols);
+      halving_tiles<kHalving>(tail_rows, [&](auto height, int r) __attribute__((always_inline)) {
+        rows_block<In, Out, decltype(height)::value, NV, kAUnitK>(job, tail + r * tail_rs, tail_rs, tail_ks,
+                                                                 tail_c + r * P.ldc, j0, 0, height, cols);
+      });
     } else if (tail_rows > 0) {
       rows_block<In, Out, MR, NV, kAUnitK>(job, tail, tail_rs, tail_ks, tail_c, j0, tail_first, tail_first + tail_rows,
                                            cols);
@@ -513,19 +514,6 @@ void dot_block(const DotJob& job, const StorageT<In>* a, const StorageT<In>* w, 
   }
 }
 
-// Rows [i, i_end) with fewer than 2·H rows left, for one tile of columns.
-template <DType In, DType Out, int H, int NC>
-inline void dot_tail(const DotJob& job, const StorageT<In>* a, const StorageT<In>* w, StorageT<Out>* c, std::int64_t i,
-                     std::int64_t i_end) {
-  if constexpr (H >= 1) {
-    if (i_end - i >= H) {
-      dot_block<In, Out, H, NC, false>(job, a + i * job.a_rs, w, c + i * job.ldc, 0, H);
-      i += H;
-    }
-    dot_tail<In, Out, H / 2, NC>(job, a, w, c, i, i_end);
-  }
-}
-
 // Rows [i_begin, i_end) of A, contiguous along k, packed for dot_block: tile t of MR rows,
 // step s of at most kStep values (dot_step_begin): MR vectors at out[(t·steps + s)·MR·kStep],
 // zero past the step's end and past the last row. The rows of A sit k elements apart, often a
@@ -584,7 +572,10 @@ void dot_range(const CpuGemmParams& P, const StorageT<In>* a, const StorageT<In>
     for (; i + MR <= rows; i += MR) {
       dot_block<In, Out, MR, kColumns, false>(job, a + i * P.a_rs, b + j * P.b_cs, c + i * P.ldc + j, 0, MR);
     }
-    dot_tail<In, Out, largest_power_of_2_below(MR), kColumns>(job, a, b + j * P.b_cs, c + j, i, rows);
+    halving_tiles<largest_power_of_2_below(MR)>(int(rows - i), [&](auto height, int r) __attribute__((always_inline)) {
+      dot_block<In, Out, decltype(height)::value, kColumns, false>(job, a + (i + r) * P.a_rs, b + j * P.b_cs,
+                                                                   c + (i + r) * P.ldc + j, 0, height);
+    });
   };
   std::int64_t j = j_begin;
   for (; j + NC <= j_end; j += NC) columns(std::integral_constant<int, NC>{}, j);
