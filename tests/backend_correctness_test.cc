@@ -301,17 +301,19 @@ TEST(CpuKernels, ConfigsNoKernelCanRunAreRefusedWithTheReason) {
   refused(column_b, direct_config({cpu::kAlgoDirectAxpy, 1, 8}, isa), "contiguous along n");
 }
 
-// The dot kernels start k with a shorter step when W's rows share an offset within a vector,
-// and the stream and axpy kernels their columns with a narrower vector when B's rows do, so
-// that every later load of that operand is aligned: the operand at every element offset of a
-// 64-byte vector, its rows a whole number of vectors apart; k or n shorter than the head,
-// across it, and many vectors long; for the dot kernels enough columns that A is packed, and
-// too few; for the stream kernel more columns than one block of its accumulators.
+// The dot kernels start k with a shorter step when the rows of one operand share an offset
+// within a vector (A's when a tile loads more rows of it than columns of W and A is not
+// packed, W's otherwise), and the stream and axpy kernels their columns with a narrower vector
+// when B's rows do, so that every later load of that operand is aligned: B at every element
+// offset of a 64-byte vector, A at its harness offset, the rows of both a whole number of
+// vectors apart; k or n shorter than the head, across it, and many vectors long; for the dot
+// kernels enough columns that A is packed, and too few, with whole tiles of rows and only
+// last ones; for the stream kernel more columns than one block of its accumulators.
 TEST(CpuKernels, StreamingKernelsReadTheirOperandAtEveryOffsetWithinAVector) {
   const BackendList backends = create_backends(*find_device("cpu"));
   const Backend& cpu = *backends.front();
   const int best = host_cpu().best_isa();
-  const std::tuple<int, int, int> shapes[] = {{1, 70, 37}, {3, 9, 5}, {5, 130, 100}, {2, 1100, 19}};
+  const std::tuple<int, int, int> shapes[] = {{1, 70, 37}, {3, 9, 5}, {5, 130, 100}, {2, 1100, 19}, {20, 9, 40}};
   for (DType type : {DType::f32, DType::f16, DType::bf16, DType::s8}) {
     for (Layout b_layout : {Layout::col_major, Layout::row_major}) {
       const std::vector<int> algos = b_layout == Layout::col_major
@@ -328,7 +330,7 @@ TEST(CpuKernels, StreamingKernelsReadTheirOperandAtEveryOffsetWithinAVector) {
         spec.a_type = spec.b_type = type;
         spec.c_type = integer ? DType::s32 : type;
         spec.b_layout = b_layout;
-        spec.ldb = 1152;  // elements: a whole number of 64-byte vectors for every dtype, above n
+        spec.lda = spec.ldb = 1152;  // elements: a whole number of 64-byte vectors for every dtype, above k and n
         spec.alpha = integer ? 1.0 : 1.5;
         spec.beta = integer ? 1.0 : 0.5;
         auto problem = Problem::create(spec);

@@ -403,8 +403,8 @@ inline void write_element(StorageT<Out>* p, T dot, const Scale& s) {
   }
 }
 
-// What every tile of one call shares, as locals (see RowsJob). head: the k values before W's
-// rows reach a vector boundary (dot_head), run as a first, masked step.
+// What every tile of one call shares, as locals (see RowsJob). head: the k values before one
+// operand's rows reach a vector boundary (dot_head), run as a first, masked step.
 struct DotJob {
   std::int64_t k, a_rs, b_cs, ldc;
   Scale scale;
@@ -422,10 +422,19 @@ inline std::int64_t dot_steps(std::int64_t k, int head) {
   return head == 0 ? ceil_div(k, kStep) : 1 + ceil_div(k - head, kStep);
 }
 
-// The head of a dot kernel's k loop: W's rows lie b_cs elements apart (aligned_head).
-template <DType In>
-inline int dot_head(const StorageT<In>* w, std::int64_t b_cs, std::int64_t k) {
-  return aligned_head<StorageT<In>, DotOps<In>::kStep>(w, b_cs, k);
+// The head of a dot kernel's k loop (aligned_head): the k values before one operand's rows
+// reach a vector boundary, after which every load of that operand is aligned. A's, when a step
+// loads more of its rows (MR, read where they lie) than of W's columns (NC) and its rows share
+// one offset; W's otherwise, and always when A is packed (its steps lie on boundaries whatever
+// the head). Where A's and W's rows share their offset, either head aligns both.
+template <DType In, int MR, int NC>
+inline int dot_head(const StorageT<In>* a, std::int64_t a_rs, const StorageT<In>* w, std::int64_t b_cs,
+                    std::int64_t k, bool packed_a) {
+  using S = StorageT<In>;
+  constexpr int kStep = DotOps<In>::kStep;
+  const bool a_rows_align = std::size_t(a_rs) * sizeof(S) % (kStep * sizeof(S)) == 0;
+  if (!packed_a && MR > NC && a_rows_align) return aligned_head<S, kStep>(a, a_rs, k);
+  return aligned_head<S, kStep>(w, b_cs, k);
 }
 
 // An MR × NC tile of C at c (row 0 of the tile, column 0 of W at w). A comes either as rows
@@ -545,12 +554,13 @@ void dot_range(const CpuGemmParams& P, const StorageT<In>* a, const StorageT<In>
                std::int64_t i_begin, std::int64_t i_end, std::int64_t j_begin, std::int64_t j_end) {
   using S = StorageT<In>;
   constexpr int kStep = DotOps<In>::kStep;
-  const DotJob job{P.k, P.a_rs, P.b_cs, P.ldc, scale_of(P), dot_head<In>(b, P.b_cs, P.k)};
   const std::int64_t rows = i_end - i_begin;
   a += i_begin * P.a_rs;
   c += i_begin * P.ldc;
   // A is packed when it is reused over enough tiles of columns to repay the copy.
-  if (j_end - j_begin >= 8 * NC) {
+  const bool pack_a = j_end - j_begin >= 8 * NC;
+  const DotJob job{P.k, P.a_rs, P.b_cs, P.ldc, scale_of(P), dot_head<In, MR, NC>(a, P.a_rs, b, P.b_cs, P.k, pack_a)};
+  if (pack_a) {
     const std::int64_t tile = dot_steps<kStep>(P.k, job.head) * MR * kStep;
     S* packed = static_cast<S*>(thread_scratch(0, std::size_t(ceil_div(rows, MR) * tile) * sizeof(S)));
     pack_dot_rows<In, MR>(a, P.a_rs, P.k, job.head, rows, packed);
