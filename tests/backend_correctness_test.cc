@@ -301,6 +301,34 @@ TEST(CpuKernels, ConfigsNoKernelCanRunAreRefusedWithTheReason) {
   refused(column_b, direct_config({cpu::kAlgoDirectAxpy, 1, 8}, isa), "contiguous along n");
 }
 
+// Each config run on the problem with B copied to every offset within a 64-byte vector that
+// its element size allows, and C checked against the reference each time.
+void expect_configs_match_with_b_at_every_offset(const Backend& cpu, const Problem& problem, TestBuffers& buffers,
+                                                 const ReferenceSample& reference,
+                                                 const std::vector<KernelConfig>& configs) {
+  std::vector<std::unique_ptr<Kernel>> kernels;
+  for (const KernelConfig& c : configs) {
+    auto kernel = cpu.prepare(problem, c);
+    ASSERT_TRUE(kernel.is_ok()) << c.to_string() << ": " << kernel.status().to_string();
+    kernels.push_back(std::move(*kernel));
+  }
+  const std::size_t size = dtype_size(problem.b_type());
+  const std::size_t b_bytes = std::size_t(problem.b_elements()) * size;
+  std::vector<std::uint8_t> storage(b_bytes + 128);
+  const std::size_t to_vector = (64 - reinterpret_cast<std::uintptr_t>(storage.data()) % 64) % 64;
+  for (std::size_t offset = 0; offset < 64; offset += size) {
+    std::uint8_t* operand = storage.data() + to_vector + offset;
+    std::memcpy(operand, buffers.b(), b_bytes);
+    for (std::size_t i = 0; i < kernels.size(); ++i) {
+      buffers.reset_c();
+      ASSERT_TRUE(kernels[i]->run({buffers.a(), operand, buffers.c(), nullptr}).is_ok());
+      const VerifyOutcome outcome = check_output(problem, buffers, reference);
+      EXPECT_TRUE(outcome.ok) << problem.describe() << " B at byte " << offset << " of a vector, "
+                              << configs[i].to_string() << ": " << outcome.reason;
+    }
+  }
+}
+
 // The dot kernels start k with a shorter step when the rows of one operand share an offset
 // within a vector (A's when a tile loads more rows of it than columns of W and A is not
 // packed, W's otherwise), and the stream and axpy kernels their columns with a narrower vector
@@ -321,7 +349,6 @@ TEST(CpuKernels, StreamingKernelsReadTheirOperandAtEveryOffsetWithinAVector) {
                                          : std::vector<int>{cpu::kAlgoDirectStream, cpu::kAlgoDirectAxpy};
       std::map<int, int> ran;
       const bool integer = type == DType::s8;
-      const int size = int(dtype_size(type));
       for (auto [m, n, k] : shapes) {
         ProblemSpec spec;
         spec.m = m;
@@ -337,28 +364,17 @@ TEST(CpuKernels, StreamingKernelsReadTheirOperandAtEveryOffsetWithinAVector) {
         ASSERT_TRUE(problem.is_ok()) << problem.status().to_string();
         TestBuffers buffers(*problem, std::uint64_t(m * 100 + k));
         const ReferenceSample reference = compute_reference_sample(*problem, buffers);
-        const std::size_t b_bytes = std::size_t(problem->b_elements()) * std::size_t(size);
-        std::vector<std::uint8_t> storage(b_bytes + 128);
-        const std::size_t to_vector = (64 - reinterpret_cast<std::uintptr_t>(storage.data()) % 64) % 64;
-        for (int offset = 0; offset < 64; offset += size) {
-          std::uint8_t* operand = storage.data() + to_vector + std::size_t(offset);
-          std::memcpy(operand, buffers.b(), b_bytes);
-          for (int isa = 0; isa <= best; ++isa) {
-            for (const DirectTile& tile : direct_tiles(type)) {
-              if (std::find(algos.begin(), algos.end(), tile.algo) == algos.end()) continue;
-              const KernelConfig c = direct_config(tile, isa);
-              if (!cpu.can_implement(*problem, c).is_ok()) continue;
-              auto kernel = cpu.prepare(*problem, c);
-              ASSERT_TRUE(kernel.is_ok()) << c.to_string() << ": " << kernel.status().to_string();
-              buffers.reset_c();
-              ASSERT_TRUE((*kernel)->run({buffers.a(), operand, buffers.c(), nullptr}).is_ok());
-              ++ran[tile.algo];
-              VerifyOutcome outcome = check_output(*problem, buffers, reference);
-              EXPECT_TRUE(outcome.ok) << problem->describe() << " B at byte " << offset << " of a vector, "
-                                      << c.to_string() << ": " << outcome.reason;
-            }
+        std::vector<KernelConfig> configs;
+        for (int isa = 0; isa <= best; ++isa) {
+          for (const DirectTile& tile : direct_tiles(type)) {
+            if (std::find(algos.begin(), algos.end(), tile.algo) == algos.end()) continue;
+            const KernelConfig c = direct_config(tile, isa);
+            if (!cpu.can_implement(*problem, c).is_ok()) continue;
+            configs.push_back(c);
+            ++ran[tile.algo];
           }
         }
+        expect_configs_match_with_b_at_every_offset(cpu, *problem, buffers, reference, configs);
       }
       for (int algo : algos) EXPECT_GT(ran[algo], 0) << dtype_name(type) << ": no kernel of algo " << algo << " ran";
     }
@@ -386,6 +402,46 @@ TEST(CpuKernels, EveryTileKernelMatchesTheReference) {
         c.micro_n = shape.micro_nv * lanes;
         c.threads = 1;
         expect_cpu_config_matches(cpu, problem, buffers, reference, c);
+      }
+    }
+  }
+}
+
+// The tile kernels with B's rows at every element offset within a 64-byte vector, a whole
+// number of vectors apart: with AVX-512, where a row of C spans a vector boundary of B, they
+// read B from the boundary before its rows and move the sums back, in the tile's vectors when
+// they hold the window, in one vector more for tiles of at most two rows, and otherwise read B
+// where it lies. Every height and width compiled, C a whole number of vectors wide and not,
+// A both ways round, scalars that read C.
+TEST(CpuKernels, TileKernelsReadBAtEveryOffsetWithinAVector) {
+  const BackendList backends = create_backends(*find_device("cpu"));
+  const Backend& cpu = *backends.front();
+  const int best = host_cpu().best_isa();
+  for (const auto& shape : cpu::kTileShapes) {
+    for (int isa = 0; isa <= best; ++isa) {
+      const int lanes = cpu::vector_lanes(isa);
+      for (Layout a_layout : {Layout::row_major, Layout::col_major}) {
+        for (int n : {shape.micro_nv * lanes - lanes / 2, shape.micro_nv * lanes}) {
+          ProblemSpec spec;
+          spec.m = shape.micro_m;
+          spec.n = n;
+          spec.k = 19;
+          spec.a_layout = a_layout;
+          spec.ldb = 1152;  // a whole number of 64-byte vectors
+          spec.alpha = 0.5;
+          spec.beta = 2.0;
+          auto problem = Problem::create(spec);
+          ASSERT_TRUE(problem.is_ok()) << problem.status().to_string();
+          TestBuffers buffers(*problem, std::uint64_t(shape.micro_m * 10 + n));
+          const ReferenceSample reference = compute_reference_sample(*problem, buffers);
+          KernelConfig c;
+          c.algo = cpu::kAlgoDirectTile;
+          c.isa = isa;
+          c.micro_m = shape.micro_m;
+          c.micro_n = shape.micro_nv * lanes;
+          c.threads = 1;
+          expect_configs_match_with_b_at_every_offset(cpu, *problem, buffers, reference, {c});
+        }
       }
     }
   }

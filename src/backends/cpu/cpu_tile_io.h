@@ -30,20 +30,27 @@ inline int lanes_left(std::int64_t columns, std::int64_t from) {
   return n <= 0 ? 0 : n >= kLanes ? kLanes : int(n);
 }
 
-// The elements before an operand's rows reach a boundary of kElements-element vectors, from
-// `row` on, when its rows lie `stride` elements apart; 0 when they lie at different offsets
-// within a vector (stride not a whole number of vectors), when `row` is misaligned for its
-// type, or when no vector follows (length <= head). An operand a std::vector holds sits 16
-// bytes past a 64-byte boundary, and a 64-byte load from it spans two cache lines: streaming
-// it from memory that way took 1.4-1.6 times as long on the development machine
-// (1 × 4096 × 4096). The kernels that stream an operand run this many elements as a first,
-// masked step, and every later load is aligned.
+// The elements by which an operand's rows start past a boundary of kElements-element vectors,
+// when they lie `stride` elements apart and so all start at one offset; 0 when they start on
+// boundaries, at different offsets (stride not a whole number of vectors), or when `row` is
+// misaligned for its type.
 template <class T, int kElements>
-inline int aligned_head(const T* row, std::int64_t stride, std::int64_t length) {
+inline int rows_offset(const T* row, std::int64_t stride) {
   constexpr std::size_t kBytes = std::size_t(kElements) * sizeof(T);
   const auto address = reinterpret_cast<std::uintptr_t>(row);
   if ((std::size_t(stride) * sizeof(T)) % kBytes != 0 || address % sizeof(T) != 0) return 0;
-  const int head = int(((kBytes - address % kBytes) % kBytes) / sizeof(T));
+  return int((address % kBytes) / sizeof(T));
+}
+
+// The elements before an operand's rows reach a boundary of kElements-element vectors, from
+// `row` on (rows_offset); 0 when no vector follows (length <= head). An operand a std::vector
+// holds sits 16 bytes past a 64-byte boundary, and a 64-byte load from it spans two cache
+// lines: streaming it from memory that way took 1.4-1.6 times as long on the development
+// machine (1 × 4096 × 4096). The kernels that stream an operand run this many elements as a
+// first, masked step, and every later load is aligned.
+template <class T, int kElements>
+inline int aligned_head(const T* row, std::int64_t stride, std::int64_t length) {
+  const int head = (kElements - rows_offset<T, kElements>(row, stride)) % kElements;
   return head < length ? head : 0;
 }
 
