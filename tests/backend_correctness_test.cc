@@ -381,6 +381,17 @@ TEST(CpuKernels, StreamingKernelsReadTheirOperandAtEveryOffsetWithinAVector) {
   }
 }
 
+// The tile kernel config of a compiled tile shape at an ISA level.
+KernelConfig tile_config(const cpu::MicroTile& shape, int isa) {
+  KernelConfig c;
+  c.algo = cpu::kAlgoDirectTile;
+  c.isa = isa;
+  c.micro_m = shape.micro_m;
+  c.micro_n = shape.micro_nv * cpu::vector_lanes(isa);
+  c.threads = 1;
+  return c;
+}
+
 // The tile kernels (all of C in registers): every height and width compiled, on the problems
 // each one takes, with C padded and scalars that read it.
 TEST(CpuKernels, EveryTileKernelMatchesTheReference) {
@@ -395,13 +406,7 @@ TEST(CpuKernels, EveryTileKernelMatchesTheReference) {
         const Problem problem = padded_problem(shape.micro_m, n, 19, DType::f32, layout, 1, 0.5, 2.0);
         TestBuffers buffers(problem, std::uint64_t(shape.micro_m * 10 + shape.micro_nv));
         const ReferenceSample reference = compute_reference_sample(problem, buffers);
-        KernelConfig c;
-        c.algo = cpu::kAlgoDirectTile;
-        c.isa = isa;
-        c.micro_m = shape.micro_m;
-        c.micro_n = shape.micro_nv * lanes;
-        c.threads = 1;
-        expect_cpu_config_matches(cpu, problem, buffers, reference, c);
+        expect_cpu_config_matches(cpu, problem, buffers, reference, tile_config(shape, isa));
       }
     }
   }
@@ -434,13 +439,7 @@ TEST(CpuKernels, TileKernelsReadBAtEveryOffsetWithinAVector) {
           ASSERT_TRUE(problem.is_ok()) << problem.status().to_string();
           TestBuffers buffers(*problem, std::uint64_t(shape.micro_m * 10 + n));
           const ReferenceSample reference = compute_reference_sample(*problem, buffers);
-          KernelConfig c;
-          c.algo = cpu::kAlgoDirectTile;
-          c.isa = isa;
-          c.micro_m = shape.micro_m;
-          c.micro_n = shape.micro_nv * lanes;
-          c.threads = 1;
-          expect_configs_match_with_b_at_every_offset(cpu, *problem, buffers, reference, {c});
+          expect_configs_match_with_b_at_every_offset(cpu, *problem, buffers, reference, {tile_config(shape, isa)});
         }
       }
     }
