@@ -381,15 +381,22 @@ TEST(CpuKernels, StreamingKernelsReadTheirOperandAtEveryOffsetWithinAVector) {
   }
 }
 
-// The tile kernel config of a compiled tile shape at an ISA level.
-KernelConfig tile_config(const cpu::MicroTile& shape, int isa) {
-  KernelConfig c;
-  c.algo = cpu::kAlgoDirectTile;
-  c.isa = isa;
-  c.micro_m = shape.micro_m;
-  c.micro_n = shape.micro_nv * cpu::vector_lanes(isa);
-  c.threads = 1;
-  return c;
+// f(shape, lanes, config) for every compiled tile kernel shape at every ISA level this CPU has:
+// its vector's lanes and its one-thread config.
+template <class F>
+void for_every_tile_kernel(F&& f) {
+  const int best = host_cpu().best_isa();
+  for (const auto& shape : cpu::kTileShapes) {
+    for (int isa = 0; isa <= best; ++isa) {
+      KernelConfig c;
+      c.algo = cpu::kAlgoDirectTile;
+      c.isa = isa;
+      c.micro_m = shape.micro_m;
+      c.micro_n = shape.micro_nv * cpu::vector_lanes(isa);
+      c.threads = 1;
+      f(shape, cpu::vector_lanes(isa), c);
+    }
+  }
 }
 
 // The tile kernels (all of C in registers): every height and width compiled, on the problems
@@ -397,19 +404,15 @@ KernelConfig tile_config(const cpu::MicroTile& shape, int isa) {
 TEST(CpuKernels, EveryTileKernelMatchesTheReference) {
   const BackendList backends = create_backends(*find_device("cpu"));
   const Backend& cpu = *backends.front();
-  const int best = host_cpu().best_isa();
-  for (const auto& shape : cpu::kTileShapes) {
-    for (int isa = 0; isa <= best; ++isa) {
-      const int lanes = cpu::vector_lanes(isa);
-      for (const char* layout : {"nn", "tn"}) {
-        const int n = shape.micro_nv * lanes - lanes / 2;  // a masked last vector
-        const Problem problem = padded_problem(shape.micro_m, n, 19, DType::f32, layout, 1, 0.5, 2.0);
-        TestBuffers buffers(problem, std::uint64_t(shape.micro_m * 10 + shape.micro_nv));
-        const ReferenceSample reference = compute_reference_sample(problem, buffers);
-        expect_cpu_config_matches(cpu, problem, buffers, reference, tile_config(shape, isa));
-      }
+  for_every_tile_kernel([&](const cpu::MicroTile& shape, int lanes, const KernelConfig& c) {
+    for (const char* layout : {"nn", "tn"}) {
+      const int n = shape.micro_nv * lanes - lanes / 2;  // a masked last vector
+      const Problem problem = padded_problem(shape.micro_m, n, 19, DType::f32, layout, 1, 0.5, 2.0);
+      TestBuffers buffers(problem, std::uint64_t(shape.micro_m * 10 + shape.micro_nv));
+      const ReferenceSample reference = compute_reference_sample(problem, buffers);
+      expect_cpu_config_matches(cpu, problem, buffers, reference, c);
     }
-  }
+  });
 }
 
 // The tile kernels with B's rows at every element offset within a 64-byte vector, a whole
@@ -421,29 +424,25 @@ TEST(CpuKernels, EveryTileKernelMatchesTheReference) {
 TEST(CpuKernels, TileKernelsReadBAtEveryOffsetWithinAVector) {
   const BackendList backends = create_backends(*find_device("cpu"));
   const Backend& cpu = *backends.front();
-  const int best = host_cpu().best_isa();
-  for (const auto& shape : cpu::kTileShapes) {
-    for (int isa = 0; isa <= best; ++isa) {
-      const int lanes = cpu::vector_lanes(isa);
-      for (Layout a_layout : {Layout::row_major, Layout::col_major}) {
-        for (int n : {shape.micro_nv * lanes - lanes / 2, shape.micro_nv * lanes}) {
-          ProblemSpec spec;
-          spec.m = shape.micro_m;
-          spec.n = n;
-          spec.k = 19;
-          spec.a_layout = a_layout;
-          spec.ldb = 1152;  // a whole number of 64-byte vectors
-          spec.alpha = 0.5;
-          spec.beta = 2.0;
-          auto problem = Problem::create(spec);
-          ASSERT_TRUE(problem.is_ok()) << problem.status().to_string();
-          TestBuffers buffers(*problem, std::uint64_t(shape.micro_m * 10 + n));
-          const ReferenceSample reference = compute_reference_sample(*problem, buffers);
-          expect_configs_match_with_b_at_every_offset(cpu, *problem, buffers, reference, {tile_config(shape, isa)});
-        }
+  for_every_tile_kernel([&](const cpu::MicroTile& shape, int lanes, const KernelConfig& c) {
+    for (Layout a_layout : {Layout::row_major, Layout::col_major}) {
+      for (int n : {shape.micro_nv * lanes - lanes / 2, shape.micro_nv * lanes}) {
+        ProblemSpec spec;
+        spec.m = shape.micro_m;
+        spec.n = n;
+        spec.k = 19;
+        spec.a_layout = a_layout;
+        spec.ldb = 1152;  // a whole number of 64-byte vectors
+        spec.alpha = 0.5;
+        spec.beta = 2.0;
+        auto problem = Problem::create(spec);
+        ASSERT_TRUE(problem.is_ok()) << problem.status().to_string();
+        TestBuffers buffers(*problem, std::uint64_t(shape.micro_m * 10 + n));
+        const ReferenceSample reference = compute_reference_sample(*problem, buffers);
+        expect_configs_match_with_b_at_every_offset(cpu, *problem, buffers, reference, {c});
       }
     }
-  }
+  });
 }
 
 // The pairs kernels (all of C in registers, two steps of k to a vector): every height
