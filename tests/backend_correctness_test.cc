@@ -418,8 +418,8 @@ TEST(CpuKernels, EveryTileKernelMatchesTheReference) {
 // The tile kernels with B's rows at every element offset within a 64-byte vector, a whole
 // number of vectors apart: with AVX-512, where a row of C spans a vector boundary of B, they
 // read B from the boundary before its rows and move the sums back, in the tile's vectors when
-// they hold the window, in one vector more for tiles of at most two rows, and otherwise read B
-// where it lies. Every height and width compiled, C a whole number of vectors wide and not,
+// they hold the window, in one vector more for one-row tiles, and otherwise read B where it
+// lies. Every height and width compiled, C a whole number of vectors wide and not,
 // A both ways round, scalars that read C.
 TEST(CpuKernels, TileKernelsReadBAtEveryOffsetWithinAVector) {
   const BackendList backends = create_backends(*find_device("cpu"));
@@ -443,6 +443,57 @@ TEST(CpuKernels, TileKernelsReadBAtEveryOffsetWithinAVector) {
       }
     }
   });
+}
+
+// The rows kernels (and the rows-dots kernels' rows part) with B's rows at every element offset
+// within a 64-byte vector: every rows tile at every ISA level. Those of one-row tiles read B
+// through the tile kernels' window, column tile by column tile, where B's lines stay in L1:
+// rows 72 lines apart take it, rows 64 lines (4 KiB) apart, which share one L1 set, do not.
+// Rows: one tile, and two and a bit (halving tails, and a one-row tile after taller ones);
+// columns: two full column tiles and a part one, which holds the window in its own vectors
+// for large offsets and needs none for small ones; two threads, so that the second's columns
+// start past the first's. A both ways round, scalars that read C.
+TEST(CpuKernels, RowsKernelsReadBAtEveryOffsetWithinAVector) {
+  const BackendList backends = create_backends(*find_device("cpu"));
+  const Backend& cpu = *backends.front();
+  const int best = host_cpu().best_isa();
+  std::map<int, int> ran;
+  for (const DirectTile& tile : direct_tiles(DType::f32)) {
+    if (tile.algo != cpu::kAlgoDirectRows) continue;
+    for (int isa = 0; isa <= best; ++isa) {
+      const int lanes = cpu::vector_lanes(isa);
+      const int width = tile.columns * lanes;
+      for (int m : {tile.rows, 2 * tile.rows + 1}) {
+        for (int n : {2 * width + lanes / 2 + 1, 2 * width + 1}) {
+          for (auto [a_layout, ldb] : {std::pair{Layout::row_major, 1152}, std::pair{Layout::col_major, 1152},
+                                       std::pair{Layout::row_major, 1024}}) {
+            ProblemSpec spec;
+            spec.m = m;
+            spec.n = n;
+            spec.k = 19;
+            spec.a_layout = a_layout;
+            spec.ldb = ldb;
+            spec.alpha = 0.5;
+            spec.beta = 2.0;
+            auto problem = Problem::create(spec);
+            ASSERT_TRUE(problem.is_ok()) << problem.status().to_string();
+            std::vector<KernelConfig> configs;
+            for (int algo : {cpu::kAlgoDirectRows, cpu::kAlgoDirectRowsDots}) {
+              KernelConfig c = direct_config(tile, isa);
+              c.algo = algo;
+              if (!cpu.can_implement(*problem, c).is_ok()) continue;
+              configs.push_back(c);
+              ++ran[algo];
+            }
+            TestBuffers buffers(*problem, std::uint64_t(m * 1000 + n));
+            const ReferenceSample reference = compute_reference_sample(*problem, buffers);
+            expect_configs_match_with_b_at_every_offset(cpu, *problem, buffers, reference, configs);
+          }
+        }
+      }
+    }
+  }
+  for (int algo : {cpu::kAlgoDirectRows, cpu::kAlgoDirectRowsDots}) EXPECT_GT(ran[algo], 0) << "no kernel of algo " << algo << " ran";
 }
 
 // The pairs kernels (all of C in registers, two steps of k to a vector): every height

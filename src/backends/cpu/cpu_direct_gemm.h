@@ -3,9 +3,11 @@
 //
 // rows: B contiguous along n. An MR × NV-vector tile of C stays in registers over the whole of
 // k; each step loads NV vectors of a row of B and broadcasts MR elements of A. Column tails
-// are masked loads and stores. The last rows, fewer than MR, run as tiles of halving height
-// when they are at most half a tile, and otherwise as a tile that overlaps the one before and
-// writes only its own rows, so no shape needs scalar edge code.
+// are masked loads and stores; with AVX-512, B's rows off a vector boundary are read from the
+// boundary before where that keeps a tile's loads within lines. The last rows, fewer than MR,
+// run as tiles of halving height when they are at most half a tile, and otherwise as a tile
+// that overlaps the one before and writes only its own rows, so no shape needs scalar edge
+// code.
 //
 // dot: A and B contiguous along k (C = A·Wᵀ with W stored n × k). An MR × NC tile of dot
 // products accumulates along k in vectors and is reduced at the end. Each row of W is read
@@ -18,6 +20,7 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <type_traits>
 
 #include "cpu_tile_io.h"
@@ -36,8 +39,8 @@ template <> struct RowsOps<DType::f32> {
   static VF bcast_a(const float* p) { return set1_f(*p); }
   static VF madd(VF acc, VF a, VF b) { return fma(a, b, acc); }
 #if GEMMTUNE_ISA_LEVEL >= 2
-  // For a tile that reads B from the vector boundary `shift` elements before its rows (see
-  // tile_block): vector v's lanes that hold B's columns [0, cols), and the lanes
+  // For a tile that reads B from the vector boundary `shift` elements before its rows
+  // (windowed_rows_block): vector v's lanes that hold B's columns [0, cols), and the lanes
   // [shift, shift + kLanes) of lo followed by hi, where the sums of C's columns lie.
   static constexpr bool kShiftsB = true;
   static Mask window(int shift, int cols, int v) {
@@ -189,6 +192,76 @@ __attribute__((always_inline)) inline void rows_block(const RowsJob<In>& job, co
   write_tile<Out, MR, NV>(job, acc[0], c, j0, lanes, first, last);
 }
 
+// One-row tiles take one vector more to read B from its vector boundaries
+// (windowed_rows_block). Two-row tiles gained nothing from it: at 2 × 64 × 64 and 2 × 48 × 64
+// with B 16 bytes past a line the wider tile took 104-106 and 90 ns, the plain one 106 and
+// 86-89 (bench/results/2026-11-24c-cpu-shift/probe-shift.txt).
+inline constexpr int kMaxWidenedShiftRows = 1;
+
+// The elements by which B's rows start past a vector boundary, where the kernels can read B
+// from that boundary instead (f32 with AVX-512: RowsOps::kShiftsB); 0 otherwise.
+template <DType In>
+inline int b_shift(const StorageT<In>* b, std::int64_t b_ks) {
+  if constexpr (requires { RowsOps<In>::kShiftsB; }) return std::max(0, rows_offset<StorageT<In>, kLanes>(b, b_ks));
+  return 0;
+}
+
+// Whether `lines` whole cache lines of each of k rows of B, `stride_bytes` apart (a whole
+// number of lines), stay in L1 from one pass of a tile to the next: no more of them fall in
+// any set than it has ways (l1_geometry: 64 sets of 12 on Zen 5, of 8 on Zen 4). Rows a power
+// of two apart fall in few sets: 64 rows 1 KiB apart, in 20 of 64.
+inline bool rows_stay_in_l1(std::int64_t k, std::int64_t stride_bytes, int lines) {
+  const L1Geometry& l1 = l1_geometry();
+  const auto stride = std::uint64_t(stride_bytes / 64);
+  // The sets rows begin in, sets / gcd(stride, sets), without a division: the tile kernels
+  // ask on every call.
+  const int sets_log2 = std::countr_zero(unsigned(l1.sets));
+  const std::int64_t starts = std::int64_t(l1.sets) >> std::min(std::countr_zero(stride), sets_log2);
+  const std::int64_t per_row = std::min<std::int64_t>(std::int64_t(stride), lines);  // lines of its own
+  const std::int64_t sets = std::min<std::int64_t>(l1.sets, starts * lines);
+  return k * per_row <= std::int64_t(l1.ways) * sets;
+}
+
+// B's rows' offset within a vector (b_shift) where a tile of n columns over all k rows should
+// read B through the window (windowed_rows_block), 0 where not: the window pays only while the
+// tile's lines of B stay in L1 (rows_stay_in_l1). Streamed from L2, the window's aligned loads
+// took 1.2-1.4 times as long as loads of B where it lies: 1 × 64 × 64 with rows 1 KiB apart,
+// 190-194 ns against 156-158; 1 × 256 × 256 on one-row tiles, 2857-2917 against 2057-2061. In
+// L1 they take 0.6 times as long (64 bytes apart: 62-66 against 104-112;
+// bench/results/2026-11-24d-cpu-rows-window/).
+template <DType In>
+inline int window_shift(const StorageT<In>* b, std::int64_t b_ks, std::int64_t k, std::int64_t n) {
+  const int shift = b_shift<In>(b, b_ks);
+  if (shift == 0) return 0;
+  const int vectors = int(ceil_div(shift + n, kLanes));
+  return rows_stay_in_l1(k, b_ks * std::int64_t(sizeof(StorageT<In>)), vectors) ? shift : 0;
+}
+
+// rows_block's tile, B's rows starting `shift` elements (window_shift) past a vector boundary.
+// Where a row of the tile then spans a boundary, every full vector of B it loads would span
+// two cache lines (1 × 64 × 64 with B 16 bytes past a line took 1.8 times as long as with B
+// on one). The tile reads B from the boundary before instead, as the window of columns
+// [j0 - shift, j0 + cols), and moves the sums back by `shift` lanes before C. The window takes
+// one vector more than cols does when shift + cols passes the tile's last vector: only
+// one-row tiles, whose loads of B are most of their work, take it then.
+template <DType In, DType Out, int MR, int NV, bool kAUnitK>
+__attribute__((always_inline)) inline void windowed_rows_block(const RowsJob<In>& job, const StorageT<In>* a,
+                                                               std::int64_t a_rs, std::int64_t a_ks, StorageT<Out>* c,
+                                                               std::int64_t j0, int first, int last, int cols,
+                                                               int shift) {
+  if constexpr (requires { RowsOps<In>::kShiftsB; }) {
+    if (shift > 0 && shift + cols > kLanes) {
+      if (shift + cols <= NV * kLanes) {
+        return rows_block<In, Out, MR, NV, kAUnitK, true>(job, a, a_rs, a_ks, c, j0, first, last, cols, shift);
+      }
+      if constexpr (MR <= kMaxWidenedShiftRows) {
+        return rows_block<In, Out, MR, NV + 1, kAUnitK, true>(job, a, a_rs, a_ks, c, j0, first, last, cols, shift);
+      }
+    }
+  }
+  rows_block<In, Out, MR, NV, kAUnitK>(job, a, a_rs, a_ks, c, j0, first, last, cols);
+}
+
 constexpr int largest_power_of_2_below(int x) {
   int h = 1;
   while (h * 2 < x) h *= 2;
@@ -251,20 +324,35 @@ __attribute__((noinline)) void rows_range(const CpuGemmParams& P, const StorageT
     tail = pad;
     tail_c = c + full_end * P.ldc;
   }
+  // Kernels of one-row tiles read B through the window (windowed_rows_block) where it stays
+  // in L1; every column tile starts at one offset within a vector, as they are whole vectors
+  // apart. Taller kernels read B where it lies: with the window's tiles in the same function
+  // (for their one-row last tiles), GCC kept an accumulator of the 8 × 2 tile on the stack,
+  // and 32 × 32 × 32 took 476-519 ns against 298-304 with B on a line, where no tile takes it.
+  constexpr bool kWindow = MR <= kMaxWidenedShiftRows;
+  const int shift = kWindow ? window_shift<In>(b + j_begin, P.b_ks, P.k, NR) : 0;
+  auto block = [&](auto height, const S* rows, std::int64_t rs, std::int64_t ks, StorageT<Out>* crows, std::int64_t j0,
+                   int first, int last, int cols) __attribute__((always_inline)) {
+    constexpr int kHeight = decltype(height)::value;
+    if constexpr (kWindow) {
+      windowed_rows_block<In, Out, kHeight, NV, kAUnitK>(job, rows, rs, ks, crows, j0, first, last, cols, shift);
+    } else {
+      rows_block<In, Out, kHeight, NV, kAUnitK>(job, rows, rs, ks, crows, j0, first, last, cols);
+    }
+  };
+  constexpr std::integral_constant<int, MR> kTile;
   // Columns outermost: a column panel of B (k × NR) stays in L1 across the row tiles.
   for (std::int64_t j0 = j_begin; j0 < j_end; j0 += NR) {
     const int cols = int(min64(NR, j_end - j0));
     for (std::int64_t i = i_begin; i < full_end; i += MR) {
-      rows_block<In, Out, MR, NV, kAUnitK>(job, a + i * a_rs, a_rs, a_ks, c + i * P.ldc, j0, 0, MR, cols);
+      block(kTile, a + i * a_rs, a_rs, a_ks, c + i * P.ldc, j0, 0, MR, cols);
     }
     if (halving) {
       halving_tiles<kHalving>(tail_rows, [&](auto height, int r) __attribute__((always_inline)) {
-        rows_block<In, Out, decltype(height)::value, NV, kAUnitK>(job, tail + r * tail_rs, tail_rs, tail_ks,
-                                                                 tail_c + r * P.ldc, j0, 0, height, cols);
+        block(height, tail + r * tail_rs, tail_rs, tail_ks, tail_c + r * P.ldc, j0, 0, height, cols);
       });
     } else if (tail_rows > 0) {
-      rows_block<In, Out, MR, NV, kAUnitK>(job, tail, tail_rs, tail_ks, tail_c, j0, tail_first, tail_first + tail_rows,
-                                           cols);
+      block(kTile, tail, tail_rs, tail_ks, tail_c, j0, tail_first, tail_first + tail_rows, cols);
     }
   }
 }
@@ -318,32 +406,12 @@ inline void run_direct(const CpuGemmParams& P, const void* a_ptr, const void* b_
   parallel_for_threads(P.threads, body);
 }
 
-// Tiles of at most this many rows take one vector more to read B from its vector boundaries
-// (tile_block).
-inline constexpr int kMaxWidenedShiftRows = 2;
-
-// All of C (MR rows, n columns) as one tile. Where B's rows start `shift` elements past a
-// vector boundary and a row of C spans one, every full vector of B the tile loads would span
-// two cache lines (1 × 64 × 64 with B 16 bytes past a line took 1.8 times as long as with B
-// on one). With AVX-512 the tile reads B from the boundary before instead, as the window of
-// columns [-shift, n), and moves the sums back by `shift` lanes before C. The window takes one
-// vector more than n does when shift + n passes the tile's last vector: only tiles of few
-// rows, whose loads of B are a large share of their work, take it then.
+// All of C (MR rows, n columns) as one tile (windowed_rows_block).
 template <DType In, DType Out, int MR, int NV, bool kAUnitK>
 __attribute__((always_inline)) inline void tile_block(const RowsJob<In>& job, const StorageT<In>* a,
                                                       std::int64_t a_rs, std::int64_t a_ks, StorageT<Out>* c, int n) {
-  if constexpr (requires { RowsOps<In>::kShiftsB; }) {
-    const int shift = rows_offset<StorageT<In>, kLanes>(job.b, job.b_ks);
-    if (shift > 0 && shift + n > kLanes) {
-      if (shift + n <= NV * kLanes) {
-        return rows_block<In, Out, MR, NV, kAUnitK, true>(job, a, a_rs, a_ks, c, 0, 0, MR, n, shift);
-      }
-      if constexpr (MR <= kMaxWidenedShiftRows) {
-        return rows_block<In, Out, MR, NV + 1, kAUnitK, true>(job, a, a_rs, a_ks, c, 0, 0, MR, n, shift);
-      }
-    }
-  }
-  rows_block<In, Out, MR, NV, kAUnitK>(job, a, a_rs, a_ks, c, 0, 0, MR, n);
+  windowed_rows_block<In, Out, MR, NV, kAUnitK>(job, a, a_rs, a_ks, c, 0, 0, MR, n,
+                                                window_shift<In>(job.b, job.b_ks, job.k, n));
 }
 
 // The tile kernel: C (m = MR rows, n ≤ NV·kLanes columns) as one tile, on the calling thread.
@@ -485,8 +553,7 @@ inline int dot_head(const StorageT<In>* a, std::int64_t a_rs, const StorageT<In>
                     std::int64_t k, bool packed_a) {
   using S = StorageT<In>;
   constexpr int kStep = DotOps<In>::kStep;
-  const bool a_rows_align = std::size_t(a_rs) * sizeof(S) % (kStep * sizeof(S)) == 0;
-  if (!packed_a && MR > NC && a_rows_align) return aligned_head<S, kStep>(a, a_rs, k);
+  if (!packed_a && MR > NC && rows_offset<S, kStep>(a, a_rs) >= 0) return aligned_head<S, kStep>(a, a_rs, k);
   return aligned_head<S, kStep>(w, b_cs, k);
 }
 

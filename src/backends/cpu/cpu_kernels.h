@@ -166,6 +166,12 @@ CpuGemmFn find_cpu_kernel_avx512(int algo, DType in, DType out, int micro_m, int
 CpuGemmFn find_cpu_kernel_avx512_vnni(int algo, DType in, DType out, int micro_m, int columns);
 CpuGemmFn find_cpu_kernel_avx512_bf16(int algo, DType in, DType out, int micro_m, int columns);
 
+// The L1 data cache of the CPU this runs on (cpuid; the default where it says nothing).
+struct L1Geometry {
+  int sets = 64, ways = 8;  // sets: a power of two
+};
+const L1Geometry& l1_geometry();
+
 // Scratch owned by the calling thread, 64-byte aligned, grown on demand and kept: after the
 // first call of a size, kernels allocate nothing. `slot` separates buffers used at once.
 inline constexpr int kScratchSlots = 4;

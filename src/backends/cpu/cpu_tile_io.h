@@ -31,14 +31,14 @@ inline int lanes_left(std::int64_t columns, std::int64_t from) {
 }
 
 // The elements by which an operand's rows start past a boundary of kElements-element vectors,
-// when they lie `stride` elements apart and so all start at one offset; 0 when they start on
-// boundaries, at different offsets (stride not a whole number of vectors), or when `row` is
-// misaligned for its type.
+// when they lie `stride` elements apart and so all start at one offset (0: on boundaries);
+// -1 when they share none (stride not a whole number of vectors) or `row` is misaligned for
+// its type, so that no head step can align the rows' loads.
 template <class T, int kElements>
 inline int rows_offset(const T* row, std::int64_t stride) {
   constexpr std::size_t kBytes = std::size_t(kElements) * sizeof(T);
   const auto address = reinterpret_cast<std::uintptr_t>(row);
-  if ((std::size_t(stride) * sizeof(T)) % kBytes != 0 || address % sizeof(T) != 0) return 0;
+  if ((std::size_t(stride) * sizeof(T)) % kBytes != 0 || address % sizeof(T) != 0) return -1;
   return int((address % kBytes) / sizeof(T));
 }
 
@@ -50,7 +50,8 @@ inline int rows_offset(const T* row, std::int64_t stride) {
 // first, masked step, and every later load is aligned.
 template <class T, int kElements>
 inline int aligned_head(const T* row, std::int64_t stride, std::int64_t length) {
-  const int head = (kElements - rows_offset<T, kElements>(row, stride)) % kElements;
+  const int offset = rows_offset<T, kElements>(row, stride);
+  const int head = offset > 0 ? kElements - offset : 0;
   return head < length ? head : 0;
 }
 
