@@ -1,10 +1,13 @@
 // The autotuner on fake backends that misbehave in every way a real one can without crashing
 // the process: it must drop each with the reason and still pick a correct kernel.
 #include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <map>
+#include <numeric>
 #include <string>
 #include <thread>
 
@@ -303,6 +306,33 @@ TEST(Timing, InterleavedTimingReportsErrorsPerCandidate) {
   EXPECT_GT(calls, 3);
   EXPECT_FALSE(results[1].is_ok());
   EXPECT_EQ(results[1].status().message(), "boom");
+}
+
+// Any `period` rounds in a row (count of them, twice as many for an odd count) time every
+// candidate once a round, each at each position equally often and right after each other
+// candidate equally often: what one candidate leaves behind falls on all the others alike.
+RC_GTEST_PROP(Timing, InterleavedRoundsAreBalanced, ()) {
+  const auto count = *rc::gen::inRange<std::size_t>(1, 16);
+  const int period = int(count % 2 == 0 ? count : 2 * count);
+  const int start = *rc::gen::inRange(0, 100000);
+  std::map<std::pair<std::size_t, std::size_t>, int> at, follows;
+  std::vector<std::size_t> everyone(count);
+  std::iota(everyone.begin(), everyone.end(), std::size_t{0});
+  for (int r = start; r < start + period; ++r) {
+    std::vector<std::size_t> round;
+    for (std::size_t p = 0; p < count; ++p) round.push_back(interleaved_candidate(r, p, count));
+    for (std::size_t p = 0; p < count; ++p) {
+      ++at[{p, round[p]}];
+      if (p > 0) ++follows[{round[p - 1], round[p]}];
+    }
+    std::sort(round.begin(), round.end());
+    RC_ASSERT(round == everyone);
+  }
+  const int times = period / int(count);
+  RC_ASSERT(at.size() == count * count);
+  for (const auto& [where, n] : at) RC_ASSERT(n == times);
+  RC_ASSERT(follows.size() == count * (count - 1));
+  for (const auto& [pair, n] : follows) RC_ASSERT(n == times);
 }
 
 TEST(Timing, AProcessOfOneIdleThreadIsQuiet) { EXPECT_TRUE(wait_until_process_quiet(1000)); }

@@ -415,6 +415,23 @@ TEST(CpuKernels, EveryTileKernelMatchesTheReference) {
   });
 }
 
+// m × n × 19 with B's rows ldb elements apart (a whole number of 64-byte vectors, so that
+// they share one offset within a vector) and scalars that read C: the problems of the
+// window tests below.
+Problem b_offset_problem(int m, int n, Layout a_layout, std::int64_t ldb) {
+  ProblemSpec spec;
+  spec.m = m;
+  spec.n = n;
+  spec.k = 19;
+  spec.a_layout = a_layout;
+  spec.ldb = ldb;
+  spec.alpha = 0.5;
+  spec.beta = 2.0;
+  auto problem = Problem::create(spec);
+  EXPECT_TRUE(problem.is_ok()) << problem.status().to_string();
+  return *problem;
+}
+
 // The tile kernels with B's rows at every element offset within a 64-byte vector, a whole
 // number of vectors apart: with AVX-512, where a row of C spans a vector boundary of B, they
 // read B from the boundary before its rows and move the sums back, in the tile's vectors when
@@ -427,19 +444,10 @@ TEST(CpuKernels, TileKernelsReadBAtEveryOffsetWithinAVector) {
   for_every_tile_kernel([&](const cpu::MicroTile& shape, int lanes, const KernelConfig& c) {
     for (Layout a_layout : {Layout::row_major, Layout::col_major}) {
       for (int n : {shape.micro_nv * lanes - lanes / 2, shape.micro_nv * lanes}) {
-        ProblemSpec spec;
-        spec.m = shape.micro_m;
-        spec.n = n;
-        spec.k = 19;
-        spec.a_layout = a_layout;
-        spec.ldb = 1152;  // a whole number of 64-byte vectors
-        spec.alpha = 0.5;
-        spec.beta = 2.0;
-        auto problem = Problem::create(spec);
-        ASSERT_TRUE(problem.is_ok()) << problem.status().to_string();
-        TestBuffers buffers(*problem, std::uint64_t(shape.micro_m * 10 + n));
-        const ReferenceSample reference = compute_reference_sample(*problem, buffers);
-        expect_configs_match_with_b_at_every_offset(cpu, *problem, buffers, reference, {c});
+        const Problem problem = b_offset_problem(shape.micro_m, n, a_layout, 1152);
+        TestBuffers buffers(problem, std::uint64_t(shape.micro_m * 10 + n));
+        const ReferenceSample reference = compute_reference_sample(problem, buffers);
+        expect_configs_match_with_b_at_every_offset(cpu, problem, buffers, reference, {c});
       }
     }
   });
@@ -467,27 +475,18 @@ TEST(CpuKernels, RowsKernelsReadBAtEveryOffsetWithinAVector) {
         for (int n : {2 * width + lanes / 2 + 1, 2 * width + 1}) {
           for (auto [a_layout, ldb] : {std::pair{Layout::row_major, 1152}, std::pair{Layout::col_major, 1152},
                                        std::pair{Layout::row_major, 1024}}) {
-            ProblemSpec spec;
-            spec.m = m;
-            spec.n = n;
-            spec.k = 19;
-            spec.a_layout = a_layout;
-            spec.ldb = ldb;
-            spec.alpha = 0.5;
-            spec.beta = 2.0;
-            auto problem = Problem::create(spec);
-            ASSERT_TRUE(problem.is_ok()) << problem.status().to_string();
+            const Problem problem = b_offset_problem(m, n, a_layout, ldb);
             std::vector<KernelConfig> configs;
             for (int algo : {cpu::kAlgoDirectRows, cpu::kAlgoDirectRowsDots}) {
               KernelConfig c = direct_config(tile, isa);
               c.algo = algo;
-              if (!cpu.can_implement(*problem, c).is_ok()) continue;
+              if (!cpu.can_implement(problem, c).is_ok()) continue;
               configs.push_back(c);
               ++ran[algo];
             }
-            TestBuffers buffers(*problem, std::uint64_t(m * 1000 + n));
-            const ReferenceSample reference = compute_reference_sample(*problem, buffers);
-            expect_configs_match_with_b_at_every_offset(cpu, *problem, buffers, reference, configs);
+            TestBuffers buffers(problem, std::uint64_t(m * 1000 + n));
+            const ReferenceSample reference = compute_reference_sample(problem, buffers);
+            expect_configs_match_with_b_at_every_offset(cpu, problem, buffers, reference, configs);
           }
         }
       }

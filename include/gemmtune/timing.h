@@ -47,13 +47,16 @@ TimingStats summarize_samples(const std::vector<double>& per_call_us, std::int64
 // /proc/self/task). True if none was at the end.
 bool wait_until_process_quiet(double max_ms);
 
-// The candidate timed at `position` of round `round` when `count` are interleaved: each round
-// starts one candidate later (A B C, B C A, C A B …), so whatever happens at the turn of a
-// round (a library's threads winding down, the device's state) falls on every candidate in
-// turn rather than always on the first. Every interleaving timer of gemmtune uses this order.
-inline std::size_t interleaved_candidate(int round, std::size_t position, std::size_t count) {
-  return (position + std::size_t(round)) % count;
-}
+// The candidate timed at `position` of round `round` when `count` are interleaved. The rounds
+// follow a Williams design, a Latin square whose rows are each other's rotations: over
+// `count` rounds (2·count for an odd count) each candidate is timed at each position equally
+// often and right after each other candidate equally often. Whatever a candidate leaves behind
+// (its library's threads winding down, its code and data in cache) and whatever happens at the
+// turn of a round thus fall on every candidate alike. With rounds that only rotated their start
+// (A B C, B C A, …) each candidate followed the same one in all but the round's first turn, and
+// the bench's first candidate read up to 6 % slower than the same kernel timed second.
+// Every interleaving timer of gemmtune uses this order.
+std::size_t interleaved_candidate(int round, std::size_t position, std::size_t count);
 
 // Times each callable. Samples are interleaved (A B C A B C …) so that drift of the machine
 // during the measurement cancels in the ratios between candidates. Samples further than

@@ -3,11 +3,11 @@
 //
 // rows: B contiguous along n. An MR × NV-vector tile of C stays in registers over the whole of
 // k; each step loads NV vectors of a row of B and broadcasts MR elements of A. Column tails
-// are masked loads and stores; with AVX-512, B's rows off a vector boundary are read from the
-// boundary before where that keeps a tile's loads within lines. The last rows, fewer than MR,
-// run as tiles of halving height when they are at most half a tile, and otherwise as a tile
-// that overlaps the one before and writes only its own rows, so no shape needs scalar edge
-// code.
+// are masked loads and stores. With AVX-512, one-row tiles and the tile kernel read B's rows
+// off a vector boundary from the boundary before, which keeps their loads within lines, where
+// B's lines stay in L1 (window_shift). The last rows, fewer than MR, run as tiles of halving
+// height when they are at most half a tile, and otherwise as a tile that overlaps the one
+// before and writes only its own rows, so no shape needs scalar edge code.
 //
 // dot: A and B contiguous along k (C = A·Wᵀ with W stored n × k). An MR × NC tile of dot
 // products accumulates along k in vectors and is reduced at the end. Each row of W is read
@@ -20,7 +20,6 @@
 #pragma once
 
 #include <algorithm>
-#include <bit>
 #include <type_traits>
 
 #include "cpu_tile_io.h"
@@ -206,35 +205,17 @@ inline int b_shift(const StorageT<In>* b, std::int64_t b_ks) {
   return 0;
 }
 
-// Whether `lines` whole cache lines of each of k rows of B, `stride_bytes` apart (a whole
-// number of lines), stay in L1 from one pass of a tile to the next: no more of them fall in
-// any set than it has ways (l1_geometry: 64 sets of 12 on Zen 5, of 8 on Zen 4). Rows a power
-// of two apart fall in few sets: 64 rows 1 KiB apart, in 20 of 64.
-inline bool rows_stay_in_l1(std::int64_t k, std::int64_t stride_bytes, int lines) {
-  const L1Geometry& l1 = l1_geometry();
-  const auto stride = std::uint64_t(stride_bytes / 64);
-  // The sets rows begin in, sets / gcd(stride, sets), without a division: the tile kernels
-  // ask on every call.
-  const int sets_log2 = std::countr_zero(unsigned(l1.sets));
-  const std::int64_t starts = std::int64_t(l1.sets) >> std::min(std::countr_zero(stride), sets_log2);
-  const std::int64_t per_row = std::min<std::int64_t>(std::int64_t(stride), lines);  // lines of its own
-  const std::int64_t sets = std::min<std::int64_t>(l1.sets, starts * lines);
-  return k * per_row <= std::int64_t(l1.ways) * sets;
-}
-
 // B's rows' offset within a vector (b_shift) where a tile of n columns over all k rows should
 // read B through the window (windowed_rows_block), 0 where not: the window pays only while the
-// tile's lines of B stay in L1 (rows_stay_in_l1). Streamed from L2, the window's aligned loads
-// took 1.2-1.4 times as long as loads of B where it lies: 1 × 64 × 64 with rows 1 KiB apart,
-// 190-194 ns against 156-158; 1 × 256 × 256 on one-row tiles, 2857-2917 against 2057-2061. In
-// L1 they take 0.6 times as long (64 bytes apart: 62-66 against 104-112;
-// bench/results/2026-11-24d-cpu-rows-window/).
+// tile's lines of B stay in L1 (`lines_in_l1`: CpuGemmParams::b_lines_in_l1). Streamed from
+// L2, the window's aligned loads took 1.2-1.4 times as long as loads of B where it lies:
+// 1 × 64 × 64 with rows 1 KiB apart, 192-195 ns against 156-157; 1 × 256 × 256 on one-row
+// tiles, 2857-2917 against 2057-2061. In L1 they take 0.6 times as long (rows 256 bytes
+// apart: 63-64 against 107-108; bench/results/2026-11-24d-cpu-rows-window/).
 template <DType In>
-inline int window_shift(const StorageT<In>* b, std::int64_t b_ks, std::int64_t k, std::int64_t n) {
+inline int window_shift(const StorageT<In>* b, std::int64_t b_ks, int lines_in_l1, std::int64_t n) {
   const int shift = b_shift<In>(b, b_ks);
-  if (shift == 0) return 0;
-  const int vectors = int(ceil_div(shift + n, kLanes));
-  return rows_stay_in_l1(k, b_ks * std::int64_t(sizeof(StorageT<In>)), vectors) ? shift : 0;
+  return shift > 0 && ceil_div(shift + n, kLanes) <= lines_in_l1 ? shift : 0;
 }
 
 // rows_block's tile, B's rows starting `shift` elements (window_shift) past a vector boundary.
@@ -328,9 +309,10 @@ __attribute__((noinline)) void rows_range(const CpuGemmParams& P, const StorageT
   // in L1; every column tile starts at one offset within a vector, as they are whole vectors
   // apart. Taller kernels read B where it lies: with the window's tiles in the same function
   // (for their one-row last tiles), GCC kept an accumulator of the 8 × 2 tile on the stack,
-  // and 32 × 32 × 32 took 476-519 ns against 298-304 with B on a line, where no tile takes it.
+  // and 32 × 32 × 32 took 476-519 ns against 298-304 with B on a line, where no tile takes it
+  // (bench/results/2026-11-24d-cpu-rows-window/probe-rows-all-kernels.txt).
   constexpr bool kWindow = MR <= kMaxWidenedShiftRows;
-  const int shift = kWindow ? window_shift<In>(b + j_begin, P.b_ks, P.k, NR) : 0;
+  const int shift = kWindow ? window_shift<In>(b + j_begin, P.b_ks, P.b_lines_in_l1, NR) : 0;
   auto block = [&](auto height, const S* rows, std::int64_t rs, std::int64_t ks, StorageT<Out>* crows, std::int64_t j0,
                    int first, int last, int cols) __attribute__((always_inline)) {
     constexpr int kHeight = decltype(height)::value;
@@ -406,15 +388,8 @@ inline void run_direct(const CpuGemmParams& P, const void* a_ptr, const void* b_
   parallel_for_threads(P.threads, body);
 }
 
-// All of C (MR rows, n columns) as one tile (windowed_rows_block).
-template <DType In, DType Out, int MR, int NV, bool kAUnitK>
-__attribute__((always_inline)) inline void tile_block(const RowsJob<In>& job, const StorageT<In>* a,
-                                                      std::int64_t a_rs, std::int64_t a_ks, StorageT<Out>* c, int n) {
-  windowed_rows_block<In, Out, MR, NV, kAUnitK>(job, a, a_rs, a_ks, c, 0, 0, MR, n,
-                                                window_shift<In>(job.b, job.b_ks, job.k, n));
-}
-
-// The tile kernel: C (m = MR rows, n ≤ NV·kLanes columns) as one tile, on the calling thread.
+// The tile kernel: C (m = MR rows, n ≤ NV·kLanes columns) as one tile, on the calling thread,
+// B read through the window where it pays (window_shift).
 template <DType In, DType Out, int MR, int NV>
 void gemm_direct_tile(const CpuGemmParams& P, const void* a_ptr, const void* b_ptr, void* c_ptr) {
   const auto* a = static_cast<const StorageT<In>*>(a_ptr);
@@ -422,8 +397,9 @@ void gemm_direct_tile(const CpuGemmParams& P, const void* a_ptr, const void* b_p
   if (P.k == 0) return scale_c_only<Out, AccVec<In>>(P, c);
   const RowsJob<In> job{static_cast<const StorageT<In>*>(b_ptr), P.k, P.b_ks, P.ldc, scale_of(P),
                         P.alpha == 1 && P.beta == 0};
-  if (P.a_ks == 1) tile_block<In, Out, MR, NV, true>(job, a, P.a_rs, 1, c, int(P.n));
-  else tile_block<In, Out, MR, NV, false>(job, a, 1, P.a_ks, c, int(P.n));
+  const int n = int(P.n), shift = window_shift<In>(job.b, job.b_ks, P.b_lines_in_l1, n);
+  if (P.a_ks == 1) windowed_rows_block<In, Out, MR, NV, true>(job, a, P.a_rs, 1, c, 0, 0, MR, n, shift);
+  else windowed_rows_block<In, Out, MR, NV, false>(job, a, 1, P.a_ks, c, 0, 0, MR, n, shift);
 }
 
 template <DType In, DType Out, int MR, int NV>

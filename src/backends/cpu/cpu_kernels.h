@@ -54,6 +54,11 @@ struct CpuGemmParams {
   int threads = 1;
   // Packed kernel: threads tile C as grid_m × grid_n blocks, each packed and computed alone.
   int grid_m = 1, grid_n = 1;
+  // Whole 64-byte lines of each of B's k rows that a tile can read and find still in L1 on
+  // its next pass (b_lines_in_l1), set when the kernel is prepared. The tile and one-row rows
+  // kernels read B off its lines through the window (cpu_direct_gemm.h) only where it takes
+  // no more lines than these: a per-call test would cost them 2-3 ns of 63-67.
+  int b_lines_in_l1 = 0;
 };
 
 using CpuGemmFn = void (*)(const CpuGemmParams& params, const void* a, const void* b, void* c);
@@ -171,6 +176,12 @@ struct L1Geometry {
   int sets = 64, ways = 8;  // sets: a power of two
 };
 const L1Geometry& l1_geometry();
+
+// The most whole lines, up to kMaxL1Lines, of each of k rows of B, `stride_bytes` apart, that
+// stay in L1 from one pass of a tile to the next: no more of them fall in any set than it has
+// ways. 0 where one line of each does not, or where the stride is not a whole number of lines.
+inline constexpr int kMaxL1Lines = 16;
+int b_lines_in_l1(const L1Geometry& l1, std::int64_t k, std::int64_t stride_bytes);
 
 // Scratch owned by the calling thread, 64-byte aligned, grown on demand and kept: after the
 // first call of a size, kernels allocate nothing. `slot` separates buffers used at once.

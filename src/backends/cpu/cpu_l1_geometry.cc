@@ -1,10 +1,14 @@
-// The L1 data cache's sets and ways, from cpuid: the kernels ask whether a tile's lines of B
-// stay in L1 (cpu_direct_gemm.h, rows_stay_in_l1). sysfs has no cache entries on some VMs
+// The L1 data cache's sets and ways, from cpuid, and how many lines of each row of B stay in
+// it (b_lines_in_l1): the kernels read B off its lines through the window only where a
+// tile's lines stay (cpu_direct_gemm.h, window_shift). sysfs has no cache entries on some VMs
 // (the development VM's has none), so cpuid it is: leaf 4 (Intel) and 0x8000001D (AMD) list
 // the caches in one format, and AMD's leaf 0x80000005 describes the L1 alone (the development
 // VM's hypervisor answers only that one: 48 KiB, 12 ways).
+#include <algorithm>
 #include <cstdint>
 #include <initializer_list>
+#include <numeric>
+#include <vector>
 
 #include "cpu_kernels.h"
 
@@ -62,11 +66,42 @@ L1Geometry detect() {
   return {};  // 64 sets, 8 ways: the smallest of the x86 L1s with AVX-512
 }
 
+// The most lines that `lines` lines of each of k rows, `stride` lines apart, put in one set: a
+// line's set is its address in lines modulo the sets. Rows a power of two apart begin in few
+// sets (64 rows 1 KiB apart: 4 of 64, 16 rows in each).
+std::int64_t busiest_set(const L1Geometry& l1, std::int64_t k, std::int64_t stride, int lines) {
+  const std::int64_t sets = l1.sets;
+  if (lines >= stride) {
+    // The rows' lines run together: one range of (k - 1)·stride + lines, spread evenly.
+    const std::int64_t total = (k - 1) * stride + lines;
+    return (total + sets - 1) / sets;
+  }
+  // Row r begins in the set row r + starts begins in, and no two rows share a line.
+  const std::int64_t starts = sets / std::gcd(stride, sets);
+  std::vector<std::int64_t> per_set(std::size_t(sets), 0);
+  for (std::int64_t r = 0; r < std::min(k, starts); ++r) {
+    const std::int64_t rows = (k - 1 - r) / starts + 1, first = r * stride % sets;
+    for (int l = 0; l < lines; ++l) per_set[std::size_t((first + l) % sets)] += rows;
+  }
+  return *std::max_element(per_set.begin(), per_set.end());
+}
+
 }  // namespace
 
 const L1Geometry& l1_geometry() {
   static const L1Geometry geometry = detect();
   return geometry;
+}
+
+// Computed when a kernel is prepared, never per call: a few thousand additions.
+int b_lines_in_l1(const L1Geometry& l1, std::int64_t k, std::int64_t stride_bytes) {
+  if (k <= 0 || stride_bytes <= 0 || stride_bytes % 64 != 0 || l1.sets <= 0 || l1.ways <= 0) return 0;
+  int fits = 0;
+  // A set's lines only grow with the lines per row, so the first that do not fit end it.
+  for (int lines = 1; lines <= kMaxL1Lines && busiest_set(l1, k, stride_bytes / 64, lines) <= l1.ways; ++lines) {
+    fits = lines;
+  }
+  return fits;
 }
 
 }  // namespace gemmtune::cpu

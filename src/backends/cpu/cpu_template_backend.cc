@@ -141,6 +141,8 @@ class CpuTemplateBackend final : public Backend {
     params.block_k = c.block_k;
     params.threads = c.threads;
     std::tie(params.grid_m, params.grid_n) = thread_grid(p, c);
+    params.b_lines_in_l1 =
+        b_lines_in_l1(l1_geometry(), p.k(), params.b_ks * std::int64_t(dtype_size(p.b_type())));
     CpuGemmFn fn = lookup(p, c);
     return std::unique_ptr<Kernel>(std::make_unique<CpuTemplateKernel>(fn, params));
   }

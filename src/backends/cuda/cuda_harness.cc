@@ -132,8 +132,8 @@ class CudaHarness final : public Harness {
     }
     std::vector<std::vector<double>> samples(count);
     for (int s = 0; s < std::max(1, options.samples); ++s) {
-      // Rotated rounds, as on the CPU: before, the same cuBLASLt algorithm read 0.88-1.14x
-      // against itself when one copy was always timed first.
+      // Balanced rounds, as on the CPU (interleaved_candidate): the same cuBLASLt algorithm
+      // read 0.88-1.14x against itself when one copy was always timed first.
       for (std::size_t j = 0; j < count; ++j) {
         const std::size_t i = interleaved_candidate(s, j, count);
         if (!failed[i].is_ok()) continue;
