@@ -48,20 +48,21 @@ TimingStats summarize_samples(const std::vector<double>& per_call_us, std::int64
 bool wait_until_process_quiet(double max_ms);
 
 // The candidate timed at `position` of round `round` when `count` are interleaved. The rounds
-// follow a Williams design, a Latin square whose rows are each other's rotations: over
-// `count` rounds (2·count for an odd count) each candidate is timed at each position equally
-// often and right after each other candidate equally often. Whatever a candidate leaves behind
-// (its library's threads winding down, its code and data in cache) and whatever happens at the
-// turn of a round thus fall on every candidate alike. With rounds that only rotated their start
-// (A B C, B C A, …) each candidate followed the same one in all but the round's first turn, and
-// the bench's first candidate read up to 6 % slower than the same kernel timed second.
-// Every interleaving timer of gemmtune uses this order.
+// follow a Williams design (A B D C, B C A D, C D B A, D A C B for four; an odd count adds the
+// same rounds reversed): over `count` rounds (2·count for an odd count) each candidate is timed
+// at each position equally often and right after each other candidate equally often. Whatever
+// a candidate leaves behind (its library's threads winding down, its code and data in cache)
+// and whatever happens at the turn of a round thus fall on every candidate alike. Rounds that
+// only rotated their start (A B C, B C A, …) kept each candidate behind the same one, and on
+// one day the bench's first candidate read up to 6 % slower than the same kernel timed second
+// (bench/results/2026-11-24d-cpu-harness-order/). Every interleaving timer of gemmtune uses
+// this order.
 std::size_t interleaved_candidate(int round, std::size_t position, std::size_t count);
 
-// Times each callable. Samples are interleaved (A B C A B C …) so that drift of the machine
-// during the measurement cancels in the ratios between candidates. Samples further than
-// 3 × 1.4826 × MAD from the median are dropped as outliers. A callable that returns an error
-// stops being timed and gets that error.
+// Times each callable. Samples are interleaved, one of each per round in interleaved_candidate's
+// order, so that drift of the machine during the measurement cancels in the ratios between
+// candidates. Samples further than 3 × 1.4826 × MAD from the median are dropped as outliers.
+// A callable that returns an error stops being timed and gets that error.
 std::vector<Result<TimingStats>> time_interleaved(const std::vector<std::function<Status()>>& calls,
                                                   const TimingOptions& options);
 

@@ -153,8 +153,8 @@ std::vector<Result<TimingStats>> time_interleaved(const std::vector<std::functio
   std::size_t timed_last = count;
   for (int s = 0; s < std::max(1, options.samples); ++s) {
     // Balanced rounds (interleaved_candidate): in bench runs the first candidate is gemmtune,
-    // and in a fixed order three shapes of one run read it 15-20% slower than its own kernel
-    // timed second; in rotated rounds, up to 6% slower.
+    // and in one fixed order three shapes of one run read it 15-20% slower than its own kernel
+    // timed second.
     for (std::size_t j = 0; j < count; ++j) {
       const std::size_t i = interleaved_candidate(s, j, count);
       if (!failed[i].is_ok()) continue;
