@@ -280,6 +280,62 @@ TEST(PickByRounds, TheFastestReadsOneAndTheOthersTheirMedianRatio) {
   EXPECT_DOUBLE_EQ(ratios[2], 2.0);
 }
 
+TEST(PickByRounds, TheFastestIsTheOneNoOtherBeatsRoundByRound) {
+  // Finalist 0 has the lower median (10 against 11), but finalist 1 is the faster in three
+  // rounds of five: against 0 it reads 0.96, so it is the fastest and 0 reads 1.04 against it.
+  const std::vector<std::vector<double>> rounds = {{10.0, 13.0, 13.0, 9.0, 9.0}, {9.5, 12.5, 12.5, 11.0, 11.0}};
+  const std::vector<double> ratios = ratios_to_fastest(rounds);
+  ASSERT_EQ(ratios.size(), 2u);
+  EXPECT_NEAR(ratios[0], 1.04, 1e-12);
+  EXPECT_DOUBLE_EQ(ratios[1], 1.0);
+  EXPECT_EQ(pick_by_rounds(rounds, 0.01), 1);
+  EXPECT_EQ(pick_by_rounds(rounds, 0.05), 0);  // within a 5 % band, the earlier one
+}
+
+RC_GTEST_PROP(PickByRounds, RatiosAreOneForTheFastestAndTheFastestIsNotBeaten, ()) {
+  // Whatever the rounds, one finalist reads 1; unless the search went round a cycle of
+  // finalists each faster than the last (round-by-round medians are not transitive), none
+  // reads below 1.
+  const int count = *rc::gen::inRange(1, 6);
+  const int samples = *rc::gen::inRange(1, 10);
+  std::vector<std::vector<double>> rounds;
+  for (int i = 0; i < count; ++i) {
+    const auto time = rc::gen::map(rc::gen::inRange(1, 1000), [](int x) { return double(x); });
+    rounds.push_back(*rc::gen::container<std::vector<double>>(std::size_t(samples), time));
+  }
+  const std::vector<double> ratios = ratios_to_fastest(rounds);
+  RC_ASSERT(ratios.size() == rounds.size());
+  RC_ASSERT(std::count(ratios.begin(), ratios.end(), 1.0) >= 1);
+  const int pick = pick_by_rounds(rounds, 0.01);
+  RC_ASSERT(pick >= 0 && pick < count);
+  RC_ASSERT(ratios[std::size_t(pick)] <= 1.01);
+  if (count == 2) RC_ASSERT(*std::min_element(ratios.begin(), ratios.end()) >= 1.0 - 1e-12);
+}
+
+TEST(Autotuner, CloseFinalistsAreTimedAgainAmongThemselves) {
+  // Four configs of one speed: with a close band wide enough for all, every finalist gets the
+  // final round's rounds and close_repeats times as many again; without one, the round's alone.
+  const Problem problem = *Problem::create(24, 24, 24, DType::f32);
+  BackendList backends;
+  backends.push_back(std::make_unique<FaultyBackend>("same", std::vector<Fault>(4, Fault::none)));
+  TuneOptions options = fast_options();
+  options.finalists = 4;
+  options.prune_factor = 0;
+  options.close_repeats = 3;
+  for (double close_band : {0.0, 10.0}) {
+    options.close_band = close_band;
+    const TuneOutcome outcome = autotune(problem, *find_device("cpu"), backends, options);
+    ASSERT_GE(outcome.report.best, 0);
+    const int expected = options.timing.samples * (close_band > 0 ? 1 + options.close_repeats : 1);
+    for (const ChoiceReport& c : outcome.report.choices) {
+      ASSERT_EQ(c.status, ChoiceStatus::ok);
+      EXPECT_EQ(c.final_rounds, expected) << close_band << " " << c.config.to_string();
+    }
+    EXPECT_LE(outcome.report.best_choice()->final_ratio, 1 + options.noise_band);
+    EXPECT_NE(outcome.report.table().find("final round"), std::string::npos);
+  }
+}
+
 TEST(PickBest, FailedAndPrunedChoicesAreNeverPicked) {
   ChoiceReport wrong = timed(1);
   wrong.status = ChoiceStatus::wrong_result;

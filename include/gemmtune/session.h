@@ -64,6 +64,14 @@ struct TuneOptions {
   // apart are told apart by a comparison that the machine's drift cancels out of. 0 or 1: no
   // final round; the pick is made on the full timing.
   int finalists = 3;
+  // The final round's close finish: finalists within this fraction of the fastest of the
+  // round (by the round-by-round ratio; never less than noise_band) are timed again, among
+  // themselves, for close_repeats × timing.samples more rounds, and the pick among them is
+  // made on all their rounds. Where two kernels are a few percent apart, one round's few
+  // samples decide within the band as often as not on a shared machine; only such close
+  // finishes pay for the extra rounds. 0 for either: no close finish.
+  double close_band = 0.03;
+  int close_repeats = 2;
   // Every choice first gets one short sample; those slower than prune_factor × the fastest
   // are not timed further (reported as such). 0 times every choice fully.
   double prune_factor = 1.5;

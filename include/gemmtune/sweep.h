@@ -48,6 +48,8 @@ struct SweepMeta {
   TimingOptions timing;
   double prune_factor = 1.5;  // the autotuner's, which the tuning-time simulation follows
   int finalists = 3;          // the autotuner's final round (TuneOptions::finalists), likewise
+  double close_band = 0.03;   // and its close finish (TuneOptions::close_band, close_repeats)
+  int close_repeats = 2;
   double full_within = 3.0;
   int workers = 1;            // threads the autotuner prepares choices on, on that machine
   bool operator==(const SweepMeta& other) const {
@@ -55,7 +57,8 @@ struct SweepMeta {
            backend_versions == other.backend_versions && search == other.search &&
            timing.samples == other.timing.samples && timing.min_sample_ms == other.timing.min_sample_ms &&
            timing.warmup_runs == other.timing.warmup_runs && prune_factor == other.prune_factor &&
-           finalists == other.finalists &&
+           finalists == other.finalists && close_band == other.close_band &&
+           close_repeats == other.close_repeats &&
            full_within == other.full_within && workers == other.workers;
   }
 };

@@ -32,6 +32,9 @@ struct ChoiceReport {
   // A finalist of the autotuner's final round (TuneOptions::finalists): its time over the
   // fastest finalist's, round by round, the median; -1 when not a finalist. Not stored.
   double final_ratio = -1;
+  // The rounds final_ratio is over: the final round's, and the close finish's for a finalist
+  // close to the fastest (TuneOptions::close_band); 0 when not a finalist. Not stored.
+  int final_rounds = 0;
 };
 
 struct TuneReport {

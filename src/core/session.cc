@@ -359,6 +359,8 @@ Result<std::unique_ptr<Session>> Session::create(SessionOptions options) {
   if (options.tuning.timing.samples < 1) return invalid_argument("tuning.timing.samples must be >= 1");
   if (options.tuning.noise_band < 0) return invalid_argument("tuning.noise_band must be >= 0");
   if (options.tuning.finalists < 0) return invalid_argument("tuning.finalists must be >= 0");
+  if (options.tuning.close_band < 0) return invalid_argument("tuning.close_band must be >= 0");
+  if (options.tuning.close_repeats < 0) return invalid_argument("tuning.close_repeats must be >= 0");
   GEMMTUNE_RETURN_IF_ERROR(options.routing.validate());
   auto impl = std::make_unique<Impl>();
   impl->backends = create_backends(device);

@@ -37,8 +37,10 @@ std::string TuneReport::table() const {
     const std::string config = c.config.to_string();
     if (c.time_us >= 0 && c.status == ChoiceStatus::ok) {
       ++timed;
-      char final_round[32] = "";
-      if (c.final_ratio > 0) std::snprintf(final_round, sizeof final_round, "  final round %.3fx", c.final_ratio);
+      char final_round[48] = "";
+      if (c.final_ratio > 0) {
+        std::snprintf(final_round, sizeof final_round, "  final round %.3fx of %d", c.final_ratio, c.final_rounds);
+      }
       std::snprintf(line, sizeof line, "  %s %-10s %-44s %12.2f us %6.1f%%%s\n", int(i) == best ? "*" : " ",
                     c.backend.c_str(), config.c_str(), c.time_us, best_us > 0 ? 100.0 * best_us / c.time_us : 0.0,
                     final_round);

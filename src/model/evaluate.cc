@@ -103,9 +103,19 @@ double simulated_tuning_us(const SweepMeta& meta, double setup_us, const std::ve
   if (meta.finalists >= 2 && full.size() >= 2) {
     auto backend = [](const ConfigMeasurement* m) { return m->backend; };
     const std::vector<const ConfigMeasurement*> leads = first_of_each(set, backend);
-    for (const ConfigMeasurement* m : final_round_members(
-             full, leads, meta.finalists, [](const ConfigMeasurement* m) { return m->time_us; }, backend)) {
-      timing_us += full_cost(m);
+    const std::vector<const ConfigMeasurement*> members = final_round_members(
+        full, leads, meta.finalists, [](const ConfigMeasurement* m) { return m->time_us; }, backend);
+    for (const ConfigMeasurement* m : members) timing_us += full_cost(m);
+    // The close finish (TuneOptions::close_band): the members within the band of the fastest,
+    // by the sweep's times, timed close_repeats times as long again.
+    double fastest = -1;
+    for (const ConfigMeasurement* m : members) fastest = fastest < 0 ? m->time_us : std::min(fastest, m->time_us);
+    std::vector<const ConfigMeasurement*> close;
+    for (const ConfigMeasurement* m : members) {
+      if (m->time_us <= (1 + meta.close_band) * fastest) close.push_back(m);
+    }
+    if (meta.close_band > 0 && close.size() >= 2) {
+      for (const ConfigMeasurement* m : close) timing_us += meta.close_repeats * full_cost(m);
     }
   }
   return setup_us + prepare_us + verify_us + timing_us;

@@ -71,6 +71,8 @@ json meta_json(const SweepMeta& meta) {
           {"warmup_runs", meta.timing.warmup_runs},
           {"prune_factor", meta.prune_factor},
           {"finalists", meta.finalists},
+          {"close_band", meta.close_band},
+          {"close_repeats", meta.close_repeats},
           {"full_within", meta.full_within},
           {"workers", meta.workers}};
 }
@@ -87,15 +89,18 @@ Status meta_from_json(const json& j, SweepMeta& meta) {
     meta.prune_factor = j.at("prune_factor").get<double>();
     // Sweeps from before the final round: simulate today's autotuner.
     meta.finalists = j.value("finalists", SweepMeta{}.finalists);
+    meta.close_band = j.value("close_band", SweepMeta{}.close_band);
+    meta.close_repeats = j.value("close_repeats", SweepMeta{}.close_repeats);
     meta.full_within = j.at("full_within").get<double>();
     meta.workers = j.at("workers").get<int>();
   } catch (const json::exception& e) {
     return invalid_argument(std::string("meta data: ") + e.what());
   }
   if (meta.workers < 1 || meta.timing.samples < 1 || meta.prune_factor < 0 || meta.full_within < 1 ||
-      meta.finalists < 0) {
+      meta.finalists < 0 || meta.close_band < 0 || meta.close_repeats < 0) {
     return invalid_argument(
-        "meta data out of range (workers, samples >= 1, prune_factor, finalists >= 0, full_within >= 1)");
+        "meta data out of range (workers, samples >= 1, prune_factor, finalists, close_band, close_repeats >= 0, "
+        "full_within >= 1)");
   }
   return Status::ok();
 }

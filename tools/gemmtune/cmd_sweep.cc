@@ -136,6 +136,8 @@ int run_sweep(int argc, char** argv) {
   meta.timing = sweep.timing;
   meta.prune_factor = options->tuning.prune_factor;
   meta.finalists = options->tuning.finalists;
+  meta.close_band = options->tuning.close_band;
+  meta.close_repeats = options->tuning.close_repeats;
   meta.full_within = sweep.full_within;
   meta.workers = int(std::max(1u, std::thread::hardware_concurrency()));
   auto done = open_out(out_path, meta);

@@ -107,7 +107,7 @@ nlohmann::json choice_json(const ChoiceReport& c) {
                            {"status", choice_status_name(c.status)},
                            {"time_us", c.time_us >= 0 ? nlohmann::json(c.time_us) : nlohmann::json(nullptr)}};
   if (c.error >= 0) choice["error"] = c.error;
-  if (c.final_ratio > 0) choice["final_ratio"] = c.final_ratio;
+  if (c.final_ratio > 0) choice["final_ratio"] = c.final_ratio, choice["final_rounds"] = c.final_rounds;
   if (!c.reason.empty()) choice["reason"] = c.reason;
   return choice;
 }
