@@ -81,6 +81,9 @@ assert len(d["shapes"]) == 2
 for s in d["shapes"]:
     assert s["gemmtune_us"] > 0 and "onednn" in s["peers"] and "openblas" in s["peers"], s
     assert s["gemmtune_kernel_us"] > 0, s
+    # Four rounds of the best peer against Session::gemm: quartiles around the median.
+    r = s["best_peer"]["ratio_by_round"]
+    assert 0 < r["q1"] <= r["median"] <= r["q3"], r
     # oneDNN per call is its sgemm (algo=1); OpenBLAS has no other way to be called.
     assert s["peers"]["onednn"]["per_call_config"].endswith("algo=1"), s
     assert s["peers"]["openblas"]["per_call_time_us"] > 0, s

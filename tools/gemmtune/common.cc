@@ -210,9 +210,8 @@ Result<ShapeComparison> compare_with_peers(Session& session, const Problem& prob
   std::vector<Result<TimingStats>> stats = session.time_with_peers(problem, kernels, timing);
   if (!stats[0].is_ok()) return stats[0].status();
   out.gemmtune_us = stats[0]->median_us;
-  auto keep_fastest = [](double& best, std::string& best_config, double us, const GemmKernel& kernel) {
-    if (best < 0 || us < best) best = us, best_config = kernel.config().to_string();
-  };
+  out.gemmtune_rounds_us = stats[0]->sample_us;
+  auto faster = [](double best, double us) { return best < 0 || us < best; };
   for (std::size_t i = 0; i < timed.size(); ++i) {
     const Timed& t = timed[i];
     const Result<TimingStats>& s = stats[i + 1];
@@ -226,8 +225,12 @@ Result<ShapeComparison> compare_with_peers(Session& session, const Problem& prob
       continue;
     }
     if (t.first) peer.default_us = s->median_us, peer.default_config = t.kernel->config().to_string();
-    if (t.handle) keep_fastest(peer.time_us, peer.config, s->median_us, *t.kernel);
-    if (t.per_call) keep_fastest(peer.per_call_us, peer.per_call_config, s->median_us, *t.kernel);
+    if (t.handle && faster(peer.time_us, s->median_us)) {
+      peer.time_us = s->median_us, peer.config = t.kernel->config().to_string(), peer.rounds_us = s->sample_us;
+    }
+    if (t.per_call && faster(peer.per_call_us, s->median_us)) {
+      peer.per_call_us = s->median_us, peer.per_call_config = t.kernel->config().to_string();
+    }
   }
   for (PeerTime& peer : out.peers) {
     if (peer.time_us > 0) peer.note.clear();
@@ -367,6 +370,32 @@ std::string comparison_table(const std::vector<ShapeComparison>& rows) {
   return out;
 }
 
+namespace {
+
+// The q-quantile of `values` (0 ≤ q ≤ 1), interpolated between the two nearest; 0 of none.
+double quantile(std::vector<double> values, double q) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const double at = q * double(values.size() - 1);
+  const std::size_t below = std::size_t(at);
+  if (below + 1 >= values.size()) return values.back();
+  return values[below] + (at - double(below)) * (values[below + 1] - values[below]);
+}
+
+// The best peer's time over Session::gemm's, round by round of the interleaved run: its median
+// and quartiles, which say how far one run's ratio can be trusted. On the 2-core VM a kernel
+// of 30-90 ms reads a few percent apart from itself between runs.
+nlohmann::json ratio_by_round(const ShapeComparison& row, const PeerTime& best) {
+  std::vector<double> ratios;
+  for (std::size_t s = 0; s < std::min(best.rounds_us.size(), row.gemmtune_rounds_us.size()); ++s) {
+    if (row.gemmtune_rounds_us[s] > 0) ratios.push_back(best.rounds_us[s] / row.gemmtune_rounds_us[s]);
+  }
+  if (ratios.empty()) return nullptr;
+  return {{"median", quantile(ratios, 0.5)}, {"q1", quantile(ratios, 0.25)}, {"q3", quantile(ratios, 0.75)}};
+}
+
+}  // namespace
+
 nlohmann::json comparison_json(const std::vector<ShapeComparison>& rows) {
   nlohmann::json shapes = nlohmann::json::array();
   for (const ShapeComparison& row : rows) {
@@ -392,7 +421,10 @@ nlohmann::json comparison_json(const std::vector<ShapeComparison>& rows) {
     }
     nlohmann::json best = nullptr, best_kernel = nullptr, best_per_call = nullptr;
     if (const PeerTime* b = best_peer(row)) {
-      best = {{"backend", b->backend}, {"time_us", b->time_us}, {"ratio", b->time_us / row.gemmtune_us}};
+      best = {{"backend", b->backend},
+              {"time_us", b->time_us},
+              {"ratio", b->time_us / row.gemmtune_us},
+              {"ratio_by_round", ratio_by_round(row, *b)}};
       if (row.gemmtune_kernel_us > 0) {
         best_kernel = {{"backend", b->backend}, {"time_us", b->time_us}, {"ratio", b->time_us / row.gemmtune_kernel_us}};
       }
@@ -426,7 +458,8 @@ nlohmann::json comparison_json(const std::vector<ShapeComparison>& rows) {
           {"min_ratio", lowest},
           {"ratio",
            "peer time / gemmtune time; above 1 gemmtune is faster. best_peer: Session::gemm (dispatch included) "
-           "against each peer's fastest config; best_peer_per_call: against each peer's per-call configs (the shape "
+           "against each peer's fastest config (ratio_by_round: the same round by round of the run, median and "
+           "quartiles); best_peer_per_call: against each peer's per-call configs (the shape "
            "given at the call on both sides: libxsmm's lookup, oneDNN's sgemm); best_peer_kernel: gemmtune's pick "
            "called as a handle against the peers' fastest configs (no dispatch on either side)"}};
 }

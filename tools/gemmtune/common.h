@@ -37,6 +37,8 @@ struct PeerTime {
   std::string backend;
   double time_us = -1;  // -1: the peer cannot run this problem
   std::string config;   // the peer's fastest config
+  // The fastest config's per-call time in each round of the interleaved run, in order.
+  std::vector<double> rounds_us;
   std::string note;     // why not
   // The peer's first config, what a caller of the library gets without tuning it (cuBLASLt:
   // its first heuristic algorithm; oneDNN: every core): -1 if it could not run.
@@ -53,6 +55,7 @@ struct ShapeComparison {
   std::int64_t m = 0, n = 0, k = 0;
   double gemmtune_us = 0;          // Session::gemm, dispatch included
   double gemmtune_kernel_us = -1;  // the pick's kernel called as a handle, no dispatch
+  std::vector<double> gemmtune_rounds_us;  // Session::gemm's per-call time in each round
   std::string pick_backend;
   std::string pick_config;
   // The tuning's final round, which made the pick (TuneOptions::finalists): each finalist with
