@@ -68,8 +68,9 @@ struct TuneOptions {
   // round (by the round-by-round ratio; never less than noise_band) are timed again, among
   // themselves, for close_repeats × timing.samples more rounds, and the pick among them is
   // made on all their rounds. Where two kernels are a few percent apart, one round's few
-  // samples decide within the band as often as not on a shared machine; only such close
-  // finishes pay for the extra rounds. 0 for either: no close finish.
+  // samples on a shared machine put the slower within the band of the faster now and then
+  // (docs/measuring.md); only such close finishes pay for the extra rounds. 0 for either: no
+  // close finish.
   double close_band = 0.03;
   int close_repeats = 2;
   // Every choice first gets one short sample; those slower than prune_factor × the fastest

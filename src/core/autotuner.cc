@@ -172,10 +172,12 @@ int earliest_within_band(const std::vector<double>& ratios, double noise_band) {
 
 // The final round's close finish (TuneOptions::close_band): the finalists within close_band
 // of the fastest are timed again among themselves for close_repeats × the samples, and
-// `finalists`, `rounds` and `ratios` become theirs, over all their rounds. Seven rounds
-// decide within the 1 % band as often as not where two kernels of 30-90 ms are a few percent
-// apart on the 2-core VM: its rounds scatter by 2-5 % and now and then by 15-30 %
-// (bench/results/2026-11-24f-cpu-close-round/). A finalist whose timing fails now drops out.
+// `finalists`, `rounds` and `ratios` become theirs, over all their rounds. On the 2-core VM
+// the rounds of kernels of 20-40 ms scatter: the middle half of two kernels' round-by-round
+// ratios spans 1-8 %, and single rounds read up to 30 % off. Where our packed kernel is 3.6 %
+// slower than oneDNN (256 × 6144 × 4096), 7 rounds read it within the 1 % band in 7 % of
+// tunings and 21 rounds in 0.7 % (resampled; bench/results/2026-11-24f-cpu-close-round/).
+// A finalist whose timing fails now drops out.
 void close_round(std::vector<Candidate*>& finalists, std::vector<std::vector<double>>& rounds,
                  std::vector<double>& ratios, Harness& harness, const TuneOptions& options) {
   if (options.close_band <= 0 || options.close_repeats <= 0) return;
