@@ -58,11 +58,11 @@ struct TuneOptions {
   double noise_band = 0.01;
   // The final round: after the full timing, the `finalists` fastest choices, and each
   // backend's fastest and first config if they were timed in full, are timed once more,
-  // together; the pick is made on that round alone, by each finalist's time over the
-  // fastest's in the same round (the median of those ratios), within noise_band a tie. One
-  // disturbed sample set in the full timing no longer decides, and two kernels a few percent
-  // apart are told apart by a comparison that the machine's drift cancels out of. 0 or 1: no
-  // final round; the pick is made on the full timing.
+  // together; the pick is made on that round (and its close finish, below) alone, by each
+  // finalist's time over the fastest's in the same round (the median of those ratios),
+  // within noise_band a tie. One disturbed sample set in the full timing no longer decides,
+  // and two kernels a few percent apart are told apart by a comparison that the machine's
+  // drift cancels out of. 0 or 1: no final round; the pick is made on the full timing.
   int finalists = 3;
   // The final round's close finish: finalists within this fraction of the fastest of the
   // round (by the round-by-round ratio; never less than noise_band) are timed again, among

@@ -214,9 +214,9 @@ void close_round(std::vector<Candidate*>& finalists, std::vector<std::vector<dou
 // The final round (TuneOptions::finalists): the fastest few of the full timing, each
 // backend's fastest and each backend's lead (final_round_members), timed again together,
 // and those close to the fastest once more among themselves (close_round); their times in
-// the report become these rounds'. The leads are cuBLASLt's first heuristic
-// pick, oneDNN's default: on the H100 a tuning of s8 16 × 4096 × 4096 left cuBLASLt's first
-// pick out of its three fastest and kept one 12 % slower than it. The index of the pick, or
+// the report become these rounds'. The leads are cuBLASLt's first heuristic pick, oneDNN's
+// default: on the H100 a tuning of s8 16 × 4096 × 4096 left cuBLASLt's first pick out of its
+// three fastest and kept one 12 % slower than it. The index of the pick, or
 // -1 when there was no round to make it (fewer than two finalists, or their timing failed).
 int final_round(std::vector<Candidate>& candidates, Harness& harness, const TuneOptions& options) {
   if (options.finalists < 2) return -1;
@@ -247,9 +247,9 @@ int final_round(std::vector<Candidate>& candidates, Harness& harness, const Tune
   return int(finalists[std::size_t(earliest_within_band(ratios, options.noise_band))] - candidates.data());
 }
 
-// rounds[i]'s median ratio to rounds[anchor], round by round: what the machine did during a
-// round (a neighbour, a frequency step) is in both times and cancels from their ratio. Rounds
-// of unequal counts (a sample lost) are paired as far as both go.
+// The median of times[s] / anchor[s] over the rounds s: what the machine did during a round
+// (a neighbour, a frequency step) is in both times and cancels from their ratio. Rounds of
+// unequal counts (a sample lost) are paired as far as both go.
 double median_ratio_by_round(const std::vector<double>& times, const std::vector<double>& anchor) {
   const std::size_t paired = std::min(times.size(), anchor.size());
   std::vector<double> ratios;

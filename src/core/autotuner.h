@@ -40,11 +40,13 @@ TimingOptions short_sample_timing(const TimingOptions& full);
 int pick_best(const std::vector<ChoiceReport>& choices, double noise_band);
 
 // The final round's pick (TuneOptions::finalists): rounds[i] holds finalist i's per-call
-// times, one per round, finalists in the fixed order. The fastest is the lowest median; an
+// times, one per round, finalists in the fixed order. The fastest is ratios_to_fastest's; an
 // earlier finalist whose median ratio to it, round by round, is within 1 + noise_band is a
 // tie, and the earliest such wins.
 int pick_by_rounds(const std::vector<std::vector<double>>& rounds, double noise_band);
-// Each finalist's median round-by-round ratio to the fastest (the lowest median), which reads 1.
+// Each finalist's median round-by-round ratio to the fastest, which reads 1. The fastest is
+// the finalist that none reads below 1 against, searched from the lowest median (if the
+// search comes round to a finalist it has left, it stops where it is).
 std::vector<double> ratios_to_fastest(const std::vector<std::vector<double>>& rounds);
 
 }  // namespace gemmtune
