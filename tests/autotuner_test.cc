@@ -312,13 +312,40 @@ RC_GTEST_PROP(PickByRounds, RatiosAreOneForTheFastestAndTheFastestIsNotBeaten, (
   if (count == 2) RC_ASSERT(*std::min_element(ratios.begin(), ratios.end()) >= 1.0 - 1e-12);
 }
 
+TEST(CloseFinish, OnlyRoundsThatLeaveThePickOpenAreTimedAgain) {
+  const std::vector<double> fastest(7, 10.0);
+  // 3 % slower in every round: outside the 1 % band whatever more rounds say.
+  EXPECT_TRUE(close_finish_members({fastest, std::vector<double>(7, 10.3)}, 0.01, 0.03).empty());
+  // 0.5 % slower in every round: a tie whatever more rounds say.
+  EXPECT_TRUE(close_finish_members({fastest, std::vector<double>(7, 10.05)}, 0.01, 0.03).empty());
+  // 0 to 1.5 % slower: the band's edge lies among the rounds, so both are timed again; a
+  // finalist 20 % slower is not.
+  const std::vector<double> open = {10.0, 10.05, 10.08, 10.09, 10.11, 10.12, 10.15};
+  EXPECT_EQ(close_finish_members({open, std::vector<double>(7, 12.0), fastest}, 0.01, 0.03),
+            (std::vector<std::size_t>{0, 2}));
+  // Beyond the close band nothing is timed again, however open.
+  EXPECT_TRUE(close_finish_members({fastest, open}, 0.0, 0.001).empty());
+  // Two rounds of seven at par leave it open; five of 21, which fall outside the 90 % interval
+  // of the median (the 7th to the 15th of 21), do not.
+  std::vector<double> seven(5, 10.2), twenty_one(16, 10.2);
+  seven.insert(seven.end(), 2, 10.0);
+  twenty_one.insert(twenty_one.end(), 5, 10.0);
+  EXPECT_EQ(close_finish_members({fastest, seven}, 0.01, 0.03).size(), 2u);
+  EXPECT_TRUE(close_finish_members({std::vector<double>(21, 10.0), twenty_one}, 0.01, 0.03).empty());
+  // One finalist: nothing to finish.
+  EXPECT_TRUE(close_finish_members({open}, 0.01, 0.03).empty());
+}
+
 TEST(Autotuner, CloseFinalistsAreTimedAgainAmongThemselves) {
-  // Four configs of one speed: with a close band wide enough for all, every finalist gets the
-  // final round's rounds and close_repeats times as many again; without one, the round's alone.
+  // Four configs of one speed, a close band wide enough for all: the finalists the close
+  // finish times again (none, or two and more) carry the final round's rounds and
+  // close_repeats times as many again, the others the round's alone; without a close band,
+  // all the round's alone.
   const Problem problem = *Problem::create(24, 24, 24, DType::f32);
   BackendList backends;
   backends.push_back(std::make_unique<FaultyBackend>("same", std::vector<Fault>(4, Fault::none)));
   TuneOptions options = fast_options();
+  options.timing.samples = 7;
   options.finalists = 4;
   options.prune_factor = 0;
   options.close_repeats = 3;
@@ -326,11 +353,15 @@ TEST(Autotuner, CloseFinalistsAreTimedAgainAmongThemselves) {
     options.close_band = close_band;
     const TuneOutcome outcome = autotune(problem, *find_device("cpu"), backends, options);
     ASSERT_GE(outcome.report.best, 0);
-    const int expected = options.timing.samples * (close_band > 0 ? 1 + options.close_repeats : 1);
+    const int round = options.timing.samples, finished = round * (1 + options.close_repeats);
+    int timed_again = 0;
     for (const ChoiceReport& c : outcome.report.choices) {
       ASSERT_EQ(c.status, ChoiceStatus::ok);
-      EXPECT_EQ(c.final_rounds, expected) << close_band << " " << c.config.to_string();
+      if (close_band == 0) EXPECT_EQ(c.final_rounds, round) << c.config.to_string();
+      EXPECT_TRUE(c.final_rounds == round || c.final_rounds == finished) << c.final_rounds;
+      timed_again += c.final_rounds == finished;
     }
+    EXPECT_NE(timed_again, 1);
     EXPECT_LE(outcome.report.best_choice()->final_ratio, 1 + options.noise_band);
     EXPECT_NE(outcome.report.table().find("final round"), std::string::npos);
   }

@@ -64,10 +64,10 @@ struct TuneOptions {
   // and two kernels a few percent apart are told apart by a comparison that the machine's
   // drift cancels out of. 0 or 1: no final round; the pick is made on the full timing.
   int finalists = 3;
-  // The final round's close finish: finalists within this fraction of the fastest of the
-  // round (by the round-by-round ratio; never less than noise_band) are timed again, among
-  // themselves, for close_repeats × timing.samples more rounds, and the pick among them is
-  // made on all their rounds. Where two kernels are a few percent apart, one round's few
+  // The final round's close finish: where the round's rounds leave the pick open, finalists
+  // within this fraction of the fastest of the round (by the round-by-round ratio; never less
+  // than noise_band) are timed again, among themselves, for close_repeats × timing.samples
+  // more rounds, and the pick among them is made on all their rounds. Where two kernels are a few percent apart, one round's few
   // samples on a shared machine put the slower within the band of the faster now and then
   // (docs/measuring.md); only such close finishes pay for the extra rounds. 0 for either: no
   // close finish.

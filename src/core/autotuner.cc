@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <exception>
 #include <optional>
 #include <random>
 #include <thread>
+#include <utility>
 
 #include "final_round.h"
 #include "gemmtune/timing.h"
@@ -170,24 +172,18 @@ int earliest_within_band(const std::vector<double>& ratios, double noise_band) {
   return ratios.empty() ? -1 : 0;
 }
 
-// The final round's close finish (TuneOptions::close_band): the finalists within close_band
-// of the fastest are timed again among themselves for close_repeats × the samples, and
-// `finalists`, `rounds` and `ratios` become theirs, over all their rounds. On the 2-core VM
-// the rounds of kernels of 20-40 ms scatter: the middle half of two kernels' round-by-round
-// ratios spans 1-8 %, and single rounds read up to 30 % off. Where our packed kernel is 3.6 %
-// slower than oneDNN (256 × 6144 × 4096), 7 rounds read it within the 1 % band in 7 % of
-// tunings and 21 rounds in 0.7 % (resampled; bench/results/2026-11-24f-cpu-close-round/).
-// A finalist whose timing fails now drops out.
+// The final round's close finish (TuneOptions::close_band): the finalists that
+// close_finish_members names are timed again among themselves for close_repeats × the
+// samples, and `finalists`, `rounds` and `ratios` become theirs, over all their rounds. A
+// finalist whose timing fails now drops out.
 void close_round(std::vector<Candidate*>& finalists, std::vector<std::vector<double>>& rounds,
                  std::vector<double>& ratios, Harness& harness, const TuneOptions& options) {
   if (options.close_band <= 0 || options.close_repeats <= 0) return;
-  // Never narrower than the noise band: a tie with the fastest is always among them.
-  const double band = std::max(options.close_band, options.noise_band);
   std::vector<Candidate*> close;
-  for (std::size_t i = 0; i < finalists.size(); ++i) {
-    if (ratios[i] <= 1 + band) close.push_back(finalists[i]);
+  for (std::size_t i : close_finish_members(rounds, options.noise_band, options.close_band)) {
+    close.push_back(finalists[i]);
   }
-  if (close.size() < 2) return;
+  if (close.empty()) return;
   TimingOptions more = options.timing;
   more.samples = options.close_repeats * options.timing.samples;
   std::vector<Candidate*> retimed = close;
@@ -247,16 +243,40 @@ int final_round(std::vector<Candidate>& candidates, Harness& harness, const Tune
   return int(finalists[std::size_t(earliest_within_band(ratios, options.noise_band))] - candidates.data());
 }
 
-// The median of times[s] / anchor[s] over the rounds s: what the machine did during a round
-// (a neighbour, a frequency step) is in both times and cancels from their ratio. Rounds of
-// unequal counts (a sample lost) are paired as far as both go.
-double median_ratio_by_round(const std::vector<double>& times, const std::vector<double>& anchor) {
+// times[s] / anchor[s] for each round s: what the machine did during a round (a neighbour, a
+// frequency step) is in both times and cancels from their ratio. Rounds of unequal counts (a
+// sample lost) are paired as far as both go.
+std::vector<double> ratios_by_round(const std::vector<double>& times, const std::vector<double>& anchor) {
   const std::size_t paired = std::min(times.size(), anchor.size());
   std::vector<double> ratios;
   for (std::size_t s = 0; s < paired; ++s) {
     if (anchor[s] > 0) ratios.push_back(times[s] / anchor[s]);
   }
+  return ratios;
+}
+
+double median_ratio_by_round(const std::vector<double>& times, const std::vector<double>& anchor) {
+  const std::vector<double> ratios = ratios_by_round(times, anchor);
   return ratios.empty() ? median_of(times) / median_of(anchor) : median_of(ratios);
+}
+
+// An interval that holds the median of what `values` sample with 90 % confidence or more,
+// from their order statistics: the j-th lowest and the j-th highest, for the largest j at
+// which fewer than j of n values fall below the median with probability 5 % or less (the
+// whole range for up to 7 values, the 7th from each end of 21).
+std::pair<double, double> median_interval(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  // P(Binomial(n, 1/2) <= j - 1), summed as j grows.
+  double term = std::pow(0.5, double(n)), below = term;
+  std::size_t j = 1;
+  while (j < n / 2) {
+    term *= double(n - j + 1) / double(j);  // P(X = j) from P(X = j - 1)
+    if (below + term > 0.05) break;
+    below += term;
+    ++j;
+  }
+  return {values[j - 1], values[n - j]};
 }
 
 std::uint64_t fresh_seed() {
@@ -275,8 +295,7 @@ TimingOptions short_sample_timing(const TimingOptions& full) {
   return quick;
 }
 
-std::vector<double> ratios_to_fastest(const std::vector<std::vector<double>>& rounds) {
-  if (rounds.empty()) return {};
+std::size_t fastest_by_rounds(const std::vector<std::vector<double>>& rounds) {
   std::size_t fastest = 0;
   for (std::size_t i = 1; i < rounds.size(); ++i) {
     if (median_of(rounds[i]) < median_of(rounds[fastest])) fastest = i;
@@ -287,19 +306,52 @@ std::vector<double> ratios_to_fastest(const std::vector<std::vector<double>>& ro
   // fastest instead. Round-by-round medians need not be transitive, so each finalist is the
   // fastest at most once.
   std::vector<bool> tried(rounds.size(), false);
-  std::vector<double> out;
-  while (true) {
+  for (;;) {
     tried[fastest] = true;
-    out.assign(rounds.size(), 1.0);
     std::size_t below = fastest;
+    double lowest = 1.0;
     for (std::size_t i = 0; i < rounds.size(); ++i) {
       if (i == fastest) continue;
-      out[i] = median_ratio_by_round(rounds[i], rounds[fastest]);
-      if (out[i] < out[below] && !tried[i]) below = i;
+      const double ratio = median_ratio_by_round(rounds[i], rounds[fastest]);
+      if (ratio < lowest && !tried[i]) below = i, lowest = ratio;
     }
-    if (below == fastest) return out;
+    if (below == fastest) break;
     fastest = below;
   }
+  return fastest;
+}
+
+std::vector<double> ratios_to_fastest(const std::vector<std::vector<double>>& rounds) {
+  if (rounds.empty()) return {};
+  const std::size_t fastest = fastest_by_rounds(rounds);
+  std::vector<double> out(rounds.size(), 1.0);
+  for (std::size_t i = 0; i < rounds.size(); ++i) {
+    if (i != fastest) out[i] = median_ratio_by_round(rounds[i], rounds[fastest]);
+  }
+  return out;
+}
+
+std::vector<std::size_t> close_finish_members(const std::vector<std::vector<double>>& rounds, double noise_band,
+                                              double close_band) {
+  if (rounds.size() < 2) return {};
+  const std::size_t fastest = fastest_by_rounds(rounds);
+  // Never narrower than the noise band: a tie with the fastest is always among them.
+  const double band = std::max(close_band, noise_band);
+  std::vector<std::size_t> members;
+  bool undecided = false;
+  for (std::size_t i = 0; i < rounds.size(); ++i) {
+    if (i == fastest) {
+      members.push_back(i);
+      continue;
+    }
+    const std::vector<double> ratios = ratios_by_round(rounds[i], rounds[fastest]);
+    if (ratios.empty() || median_of(ratios) > 1 + band) continue;
+    members.push_back(i);
+    const auto [low, high] = median_interval(ratios);
+    undecided = undecided || (low <= 1 + noise_band && 1 + noise_band < high);
+  }
+  if (!undecided) return {};
+  return members;
 }
 
 int pick_by_rounds(const std::vector<std::vector<double>>& rounds, double noise_band) {

@@ -2,6 +2,7 @@
 // in parallel, verify each against the reference, time the survivors, pick.
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <vector>
 
@@ -44,9 +45,23 @@ int pick_best(const std::vector<ChoiceReport>& choices, double noise_band);
 // earlier finalist whose median ratio to it, round by round, is within 1 + noise_band is a
 // tie, and the earliest such wins.
 int pick_by_rounds(const std::vector<std::vector<double>>& rounds, double noise_band);
-// Each finalist's median round-by-round ratio to the fastest, which reads 1. The fastest is
-// the finalist that none reads below 1 against, searched from the lowest median (if the
-// search comes round to a finalist it has left, it stops where it is).
+// The fastest finalist: the one that none reads below 1 against, round by round (the median
+// of their ratios), searched from the lowest median; if the search comes round to a finalist
+// it has left, it stops where it is. 0 for no finalists.
+std::size_t fastest_by_rounds(const std::vector<std::vector<double>>& rounds);
+// Each finalist's median round-by-round ratio to the fastest, which reads 1.
 std::vector<double> ratios_to_fastest(const std::vector<std::vector<double>>& rounds);
+// Who the close finish times again (TuneOptions::close_band), as indices into `rounds`: the
+// fastest and each finalist within max(close_band, noise_band) of it, but only where the
+// rounds leave a pick open. That is where, for some finalist among them, the band's edge
+// (1 + noise_band) lies within a 90 % interval of its median ratio to the fastest (its whole
+// range of ratios for up to 7 rounds). Empty otherwise. On the 2-core VM the rounds of kernels
+// of 20-40 ms scatter (the middle half of two kernels' round-by-round ratios spans 1-8 %, and
+// single rounds read up to 30 % off): where our packed kernel is 3.6 % slower than oneDNN
+// (256 × 6144 × 4096), 7 rounds read it within the 1 % band in 7 % of tunings and 21 rounds in
+// 0.7 % (resampled; bench/results/2026-11-24f-cpu-close-round/). The H100's rounds are tight,
+// and cuBLASLt's algorithms often within 3 % of each other: only the undecided ones pay.
+std::vector<std::size_t> close_finish_members(const std::vector<std::vector<double>>& rounds, double noise_band,
+                                              double close_band);
 
 }  // namespace gemmtune

@@ -107,7 +107,9 @@ double simulated_tuning_us(const SweepMeta& meta, double setup_us, const std::ve
         full, leads, meta.finalists, [](const ConfigMeasurement* m) { return m->time_us; }, backend);
     for (const ConfigMeasurement* m : members) timing_us += full_cost(m);
     // The close finish (TuneOptions::close_band): the members within the band of the fastest,
-    // by the sweep's times, timed close_repeats times as long again.
+    // by the sweep's times, timed close_repeats times as long again. Whether the rounds would
+    // have left the pick open the sweep cannot say, so this charges every such finish: an
+    // upper bound.
     double fastest = -1;
     for (const ConfigMeasurement* m : members) fastest = fastest < 0 ? m->time_us : std::min(fastest, m->time_us);
     std::vector<const ConfigMeasurement*> close;
