@@ -290,6 +290,8 @@ TEST(PickByRounds, TheFastestIsTheOneNoOtherBeatsRoundByRound) {
   EXPECT_DOUBLE_EQ(ratios[1], 1.0);
   EXPECT_EQ(pick_by_rounds(rounds, 0.01), 1);
   EXPECT_EQ(pick_by_rounds(rounds, 0.05), 0);  // within a 5 % band, the earlier one
+  EXPECT_EQ(fastest_by_rounds(rounds), 1u);
+  EXPECT_EQ(fastest_by_rounds({}), 0u);
 }
 
 RC_GTEST_PROP(PickByRounds, RatiosAreOneForTheFastestAndTheFastestIsNotBeaten, ()) {

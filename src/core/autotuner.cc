@@ -296,6 +296,7 @@ TimingOptions short_sample_timing(const TimingOptions& full) {
 }
 
 std::size_t fastest_by_rounds(const std::vector<std::vector<double>>& rounds) {
+  if (rounds.empty()) return 0;
   std::size_t fastest = 0;
   for (std::size_t i = 1; i < rounds.size(); ++i) {
     if (median_of(rounds[i]) < median_of(rounds[fastest])) fastest = i;
