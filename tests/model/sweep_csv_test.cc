@@ -19,7 +19,9 @@ SweepMeta sample_meta() {
   meta.timing.samples = 3;
   meta.timing.min_sample_ms = 1;
   meta.workers = 2;
-  meta.finalists = 2;  // not the default, so that reading it back is tested
+  meta.finalists = 2;  // not the defaults, so that reading them back is tested
+  meta.close_band = 0.05;
+  meta.close_repeats = 3;
   return meta;
 }
 
@@ -98,12 +100,15 @@ TEST(SweepCsv, MalformedFilesAreRefusedWithTheirLine) {
   bad_number.replace(bad_number.find("5.5"), 3, "fast");
   std::string bad_done = good;
   bad_done.replace(bad_done.find("# done ") + 7, 3, "f16");
+  SweepMeta negative_close = sample_meta();
+  negative_close.close_band = -0.5;
   std::string mixed = good;
   mixed.erase(mixed.find("# done "), mixed.find('\n', mixed.find("# done ")) - mixed.find("# done ") + 1);
   const std::vector<Case> cases = {
       {"", "no header", 1},
       {"m,n,k\n", "not a sweep file", 1},
       {"# gemmtune-sweep 1\n# meta: {\"device\": 1}\n", "meta data", 2},
+      {sweep_csv_header(negative_close), "meta data out of range", 2},
       {wrong_fields, "expected 17 fields", 4},
       {bad_number, "'time_us' is 'fast'", 4},
       {bad_done, "does not close the rows above it", 7},
