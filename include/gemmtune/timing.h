@@ -39,6 +39,12 @@ struct TimingStats {
 // The median (of an even count, the mean of the middle two); 0 of none.
 double median_of(std::vector<double> values);
 
+// times[s] / anchor[s] for each round s of two candidates timed interleaved (TimingStats::
+// sample_us): what the machine did during a round (a neighbour, a frequency step) is in both
+// times and cancels from their ratio. Rounds of unequal counts (a sample lost) are paired as
+// far as both go; a round whose anchor is not positive is left out.
+std::vector<double> ratios_by_round(const std::vector<double>& times, const std::vector<double>& anchor);
+
 // Median and MAD of per-call sample means, after dropping samples further than
 // 3 × 1.4826 × MAD from the median. Every timer of gemmtune reduces its samples with this.
 TimingStats summarize_samples(const std::vector<double>& per_call_us, std::int64_t calls_per_sample);

@@ -243,18 +243,7 @@ int final_round(std::vector<Candidate>& candidates, Harness& harness, const Tune
   return int(finalists[std::size_t(earliest_within_band(ratios, options.noise_band))] - candidates.data());
 }
 
-// times[s] / anchor[s] for each round s: what the machine did during a round (a neighbour, a
-// frequency step) is in both times and cancels from their ratio. Rounds of unequal counts (a
-// sample lost) are paired as far as both go.
-std::vector<double> ratios_by_round(const std::vector<double>& times, const std::vector<double>& anchor) {
-  const std::size_t paired = std::min(times.size(), anchor.size());
-  std::vector<double> ratios;
-  for (std::size_t s = 0; s < paired; ++s) {
-    if (anchor[s] > 0) ratios.push_back(times[s] / anchor[s]);
-  }
-  return ratios;
-}
-
+// The median of ratios_by_round; the ratio of the medians where no round pairs.
 double median_ratio_by_round(const std::vector<double>& times, const std::vector<double>& anchor) {
   const std::vector<double> ratios = ratios_by_round(times, anchor);
   return ratios.empty() ? median_of(times) / median_of(anchor) : median_of(ratios);

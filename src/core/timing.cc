@@ -73,6 +73,15 @@ bool wait_until_process_quiet(double max_ms) {
   return true;
 }
 
+std::vector<double> ratios_by_round(const std::vector<double>& times, const std::vector<double>& anchor) {
+  const std::size_t paired = std::min(times.size(), anchor.size());
+  std::vector<double> ratios;
+  for (std::size_t s = 0; s < paired; ++s) {
+    if (anchor[s] > 0) ratios.push_back(times[s] / anchor[s]);
+  }
+  return ratios;
+}
+
 double median_of(std::vector<double> values) {
   if (values.empty()) return 0;
   std::sort(values.begin(), values.end());

@@ -110,15 +110,16 @@ double simulated_tuning_us(const SweepMeta& meta, double setup_us, const std::ve
     // by the sweep's times, timed close_repeats times as long again. Whether the rounds would
     // have left the pick open the sweep cannot say, so this charges every such finish: an
     // upper bound.
-    double fastest = -1;
-    for (const ConfigMeasurement* m : members) fastest = fastest < 0 ? m->time_us : std::min(fastest, m->time_us);
-    std::vector<const ConfigMeasurement*> close;
+    auto by_time = [](const ConfigMeasurement* x, const ConfigMeasurement* y) { return x->time_us < y->time_us; };
+    const double fastest = (*std::min_element(members.begin(), members.end(), by_time))->time_us;
+    int close = 0;
+    double close_cost_us = 0;
     for (const ConfigMeasurement* m : members) {
-      if (m->time_us <= (1 + meta.close_band) * fastest) close.push_back(m);
+      if (m->time_us > (1 + meta.close_band) * fastest) continue;
+      ++close;
+      close_cost_us += full_cost(m);
     }
-    if (meta.close_band > 0 && close.size() >= 2) {
-      for (const ConfigMeasurement* m : close) timing_us += meta.close_repeats * full_cost(m);
-    }
+    if (meta.close_band > 0 && close >= 2) timing_us += meta.close_repeats * close_cost_us;
   }
   return setup_us + prepare_us + verify_us + timing_us;
 }

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <map>
 
+#include "gemmtune/timing.h"
 
 namespace gemmtune::cli {
 
@@ -107,7 +108,10 @@ nlohmann::json choice_json(const ChoiceReport& c) {
                            {"status", choice_status_name(c.status)},
                            {"time_us", c.time_us >= 0 ? nlohmann::json(c.time_us) : nlohmann::json(nullptr)}};
   if (c.error >= 0) choice["error"] = c.error;
-  if (c.final_ratio > 0) choice["final_ratio"] = c.final_ratio, choice["final_rounds"] = c.final_rounds;
+  if (c.final_ratio > 0) {
+    choice["final_ratio"] = c.final_ratio;
+    choice["final_rounds"] = c.final_rounds;
+  }
   if (!c.reason.empty()) choice["reason"] = c.reason;
   return choice;
 }
@@ -226,10 +230,13 @@ Result<ShapeComparison> compare_with_peers(Session& session, const Problem& prob
     }
     if (t.first) peer.default_us = s->median_us, peer.default_config = t.kernel->config().to_string();
     if (t.handle && faster(peer.time_us, s->median_us)) {
-      peer.time_us = s->median_us, peer.config = t.kernel->config().to_string(), peer.rounds_us = s->sample_us;
+      peer.time_us = s->median_us;
+      peer.config = t.kernel->config().to_string();
+      peer.rounds_us = s->sample_us;
     }
     if (t.per_call && faster(peer.per_call_us, s->median_us)) {
-      peer.per_call_us = s->median_us, peer.per_call_config = t.kernel->config().to_string();
+      peer.per_call_us = s->median_us;
+      peer.per_call_config = t.kernel->config().to_string();
     }
   }
   for (PeerTime& peer : out.peers) {
@@ -386,12 +393,9 @@ double quantile(std::vector<double> values, double q) {
 // and quartiles, which say how far one run's ratio can be trusted. On the 2-core VM a kernel
 // of 30-90 ms reads a few percent apart from itself between runs.
 nlohmann::json ratio_by_round(const ShapeComparison& row, const PeerTime& best) {
-  std::vector<double> ratios;
-  for (std::size_t s = 0; s < std::min(best.rounds_us.size(), row.gemmtune_rounds_us.size()); ++s) {
-    if (row.gemmtune_rounds_us[s] > 0) ratios.push_back(best.rounds_us[s] / row.gemmtune_rounds_us[s]);
-  }
+  const std::vector<double> ratios = ratios_by_round(best.rounds_us, row.gemmtune_rounds_us);
   if (ratios.empty()) return nullptr;
-  return {{"median", quantile(ratios, 0.5)}, {"q1", quantile(ratios, 0.25)}, {"q3", quantile(ratios, 0.75)}};
+  return {{"median", median_of(ratios)}, {"q1", quantile(ratios, 0.25)}, {"q3", quantile(ratios, 0.75)}};
 }
 
 }  // namespace
