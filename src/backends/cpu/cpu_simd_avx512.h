@@ -158,3 +158,5 @@ inline float scalar_f16(std::uint16_t h) { return _cvtsh_ss(h); }
 // Always inlined: __builtin_prefetch has no side effects GCC must keep, so an out-of-line wrapper is
 // judged a const function and its calls removed as dead code.
 __attribute__((always_inline)) inline void prefetch_l1(const void* p) { _mm_prefetch(static_cast<const char*>(p), _MM_HINT_T0); }
+// Into L2 only: for lines needed a few thousand cycles later, which L1 would evict first.
+__attribute__((always_inline)) inline void prefetch_l2(const void* p) { _mm_prefetch(static_cast<const char*>(p), _MM_HINT_T1); }

@@ -141,3 +141,5 @@ inline float scalar_f16(std::uint16_t h) { return f16_load(h); }
 // Always inlined: __builtin_prefetch has no side effects GCC must keep, so an out-of-line wrapper is
 // judged a const function and its calls removed as dead code.
 __attribute__((always_inline)) inline void prefetch_l1(const void* p) { __builtin_prefetch(p, 0, 3); }
+// Into L2 only: for lines needed a few thousand cycles later, which L1 would evict first.
+__attribute__((always_inline)) inline void prefetch_l2(const void* p) { __builtin_prefetch(p, 0, 2); }

@@ -32,8 +32,14 @@ namespace {
 // of 8 rows and no prefetching, 1.06 ms with 256 and prefetching; 4 rows 1.14 ms and 1.39 ms;
 // 8 × 4032 × 4008 2.1 ms and 1.0 ms (8 tiles ahead 1.25 ms, blocks of 1024 rows 1.6 ms);
 // oneDNN 1.1-1.5 ms.
+// The prefetches go to L2, not L1: a block of 256 rows prefetches 256 × 3 lines (48 KiB) per
+// tile of 48 columns, as much as L1 holds beside the packed rows of A and the lines in use.
+// Into L2 one tile ahead, 8 × 3 tiles alternated with the L1 version in one process read 1.14×
+// as fast at 8 × 4096 × 4096 and 1.11-1.12× at 16 and at 32, and 4 × 4 tiles at 4 rows alike
+// (1.02-1.03×); two tiles ahead 1.07-1.11× at 16, four 0.98-1.03×
+// (bench/results/2026-11-24g-cpu-stream-prefetch/probe-output.txt).
 constexpr std::int64_t kStreamHardwareStreams = 32;
-constexpr int kStreamPrefetchTiles = 2;
+constexpr int kStreamPrefetchTiles = 1;
 // Rows of A per group (whole tiles), and bytes of accumulators per group of columns: the
 // buffer of a group stays in L2 and does not grow with n or m.
 constexpr int kStreamGroupRows = 16;
@@ -78,7 +84,7 @@ __attribute__((always_inline)) inline void stream_visit(const RowsJob<In>& job, 
     if (prefetch) {
 #pragma GCC unroll 8
       for (int offset = 0; offset < kRowBytes; offset += 64) {
-        prefetch_l1(reinterpret_cast<const char*>(bp + kAhead) + offset);
+        prefetch_l2(reinterpret_cast<const char*>(bp + kAhead) + offset);
       }
     }
 #pragma GCC unroll 32
