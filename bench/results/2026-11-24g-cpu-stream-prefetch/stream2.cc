@@ -1,9 +1,11 @@
-// Alternates the stream kernel and a variant (stream_var.h, symbols suffixed _v) at M x 4096 x 4096 nn.
+// Alternates the stream kernel and a variant of its header (stream_var.h, written by mk.sh with
+// its symbols suffixed _v) at M x 4096 x 4096, f32 nn (W stored k x n), two threads, 25 rounds,
+// and prints both medians and base/variant round by round. Built by mk.sh in this folder.
 #define GEMMTUNE_ISA_NAMESPACE avx512
 #define GEMMTUNE_VECTOR_BYTES 64
 #define GEMMTUNE_ISA_LEVEL 2
 #include "cpu_stream_gemm.h"
-#include "/tmp/probe/stream_var.h"
+#include "stream_var.h"  // written by mk.sh
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
