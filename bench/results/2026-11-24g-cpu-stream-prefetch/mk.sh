@@ -5,7 +5,8 @@
 #   OUT M BK [BK_VARIANT]      e.g. ./probe 16 256
 # MR x NV: the base's stream tile, MRV x NVV the variant's. This run's variants were the
 # header of c9f9d0f with prefetch_l1 → __builtin_prefetch(…, 0, 2) (L2) and
-# kStreamPrefetchTiles 1/2/3/4/6, and next-block-variant.h (after eb89f7f).
+# kStreamPrefetchTiles 1/2/3/4/6, and eb89f7f's header with next-block.patch applied:
+#   patch -o /tmp/next-block.h src/backends/cpu/cpu_stream_gemm.h bench/results/2026-11-24g-cpu-stream-prefetch/next-block.patch
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
