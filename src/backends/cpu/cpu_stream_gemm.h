@@ -40,6 +40,10 @@ namespace {
 // (bench/results/2026-11-24g-cpu-stream-prefetch/probe-output.txt).
 constexpr std::int64_t kStreamHardwareStreams = 32;
 constexpr int kStreamPrefetchTiles = 1;
+// Whether a tile of MR rows prefetches the next block's first tile from the group's last
+// visit (stream_range).
+template <int MR>
+inline constexpr bool kStreamNextBlock = MR >= 8;
 // Rows of A per group (whole tiles), and bytes of accumulators per group of columns: the
 // buffer of a group stays in L2 and does not grow with n or m.
 constexpr int kStreamGroupRows = 16;
@@ -53,7 +57,7 @@ template <DType In, DType Out, int MR, int NV, bool kWhole>
 __attribute__((always_inline)) inline void stream_visit(const RowsJob<In>& job, const StorageT<In>* a,
                                                         AccVec<In>* buffer, StorageT<Out>* c, int rows, std::int64_t j,
                                                         int cols, std::int64_t p0, std::int64_t p1, bool first,
-                                                        bool last, bool prefetch) {
+                                                        bool last, bool prefetch, std::int64_t ahead) {
   using Ops = RowsOps<In>;
   using Acc = AccVec<In>;
   Acc sums[MR][NV];
@@ -72,11 +76,11 @@ __attribute__((always_inline)) inline void stream_visit(const RowsJob<In>& job, 
   const StorageT<In>* bp = job.b + p0 * job.b_ks + j;
   const StorageT<In>* ap = a + p0 * MR;
   const std::int64_t b_ks = job.b_ks;
-  // The tile's bytes of a row of B, and where the same row's tile kStreamPrefetchTiles ahead
-  // starts (past the thread's columns or B's end it is a hint about an unmapped line, which
-  // a prefetch ignores).
+  // The tile's bytes of a row of B, and where the tile to prefetch starts, in elements of B
+  // past each row's tile (past B's end it is a hint about an unmapped line, which a prefetch
+  // ignores): kStreamPrefetchTiles to the right, or `ahead` where kStreamNextBlock.
   constexpr int kRowBytes = NV * kLanes * int(sizeof(StorageT<In>));
-  constexpr std::int64_t kAhead = std::int64_t(kStreamPrefetchTiles) * NV * kLanes;
+  const std::int64_t fetch_at = kStreamNextBlock<MR> ? ahead : std::int64_t(kStreamPrefetchTiles) * NV * kLanes;
   for (std::int64_t p = p0; p < p1; ++p) {
     Acc bv[NV];
 #pragma GCC unroll 8
@@ -84,7 +88,7 @@ __attribute__((always_inline)) inline void stream_visit(const RowsJob<In>& job, 
     if (prefetch) {
 #pragma GCC unroll 8
       for (int offset = 0; offset < kRowBytes; offset += 64) {
-        prefetch_l2(reinterpret_cast<const char*>(bp + kAhead) + offset);
+        prefetch_l2(reinterpret_cast<const char*>(bp + fetch_at) + offset);
       }
     }
 #pragma GCC unroll 32
@@ -157,13 +161,22 @@ __attribute__((noinline)) void stream_range(const CpuGemmParams& P, const Storag
             // dozen multiply-adds, which per-visit mask arithmetic would double.
             const int rows = int(min64(MR, i1 - row));
             const StorageT<In>* tile = packed + std::int64_t(t) * MR * k;
-            const bool ahead = prefetch && t == 0;
+            const bool fetch = prefetch && t == 0;
+            // Each tile prefetches the tile kStreamPrefetchTiles to its right. With tiles of 8
+            // rows or more, the group's last one prefetches the first tile of the group's next
+            // block of rows of B instead, which would otherwise start cold: about 1.02x at 16
+            // and 32 rows. At 4 rows (4 × 4 tiles, bound by memory alone) the probe could not
+            // tell it from noise and leaned the other way, so shorter tiles keep the plain
+            // rule (bench/results/2026-11-25a-cpu-stream-next-block.md).
+            const std::int64_t ahead = kStreamNextBlock<MR> && j + NR >= g1 && p1 < k
+                                           ? (p1 - p0) * P.b_ks + (g0 - j)
+                                           : std::int64_t(kStreamPrefetchTiles) * NR;
             if (cols == NR) {
               stream_visit<In, Out, MR, NV, true>(job, tile, tile_buffer, c + row * P.ldc, rows, j, cols, p0, p1, first,
-                                                  last, ahead);
+                                                  last, fetch, ahead);
             } else {
               stream_visit<In, Out, MR, NV, false>(job, tile, tile_buffer, c + row * P.ldc, rows, j, cols, p0, p1,
-                                                   first, last, ahead);
+                                                   first, last, fetch, ahead);
             }
             tile_buffer += MR * NV;
           }
