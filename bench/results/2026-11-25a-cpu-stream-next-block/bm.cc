@@ -1,4 +1,6 @@
-// Built like bound.cc in this folder; run as ./bm M N BM1 BM2 [1: nt (default), 0: nn].
+// Built from the repository root like 2026-11-24g-cpu-stream-prefetch/packed-probe-tiles.cc (the avx512
+// kernel flags, -Isrc/backends/cpu -Iinclude -Isrc, build/lib/libgemmtune.a -lpthread); run as
+// ./bm M N BM1 BM2 [1: nt (default), 0: nn].
 // Packed kernel (6 x 4, bn 512, bk 1024, two threads, grid 1 x 2) at M x N x 4096 nt:
 // block_m 96 (the default list's) against block_m = M rounded up to whole tiles (one row
 // block per thread), alternated, 9 rounds.
