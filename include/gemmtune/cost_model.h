@@ -120,7 +120,7 @@ struct EvalShape {
   std::string problem;          // ProblemKey::to_string()
   int configs = 0;              // choices of the exhaustive space (rows of the sweep)
   double best_us = 0;           // fastest measured time of all
-  double top_k_best_us = 0;     // fastest measured time among the model's top k
+  double top_k_best_us = 0;     // fastest measured time among the choices timed at k (model_shortlist)
   double quality = 0;           // best_us / top_k_best_us (1: the top k hold the best)
   double all_cost_us = 0;       // simulated tuning time of the whole space
   double top_k_cost_us = 0;     // simulated tuning time of the top k, ranking included

@@ -1,10 +1,12 @@
 #include "choice_selection.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <numeric>
 
 #include "gemmtune/cost_model.h"
 #include "gemmtune/lut.h"
+#include "model_shortlist.h"
 
 namespace gemmtune {
 namespace {
@@ -46,13 +48,21 @@ std::vector<SelectedChoice> usable_lut_choices(const LutEntry& entry, const Prob
   return usable;
 }
 
+// kShortlistFamilyBand as the note gives it: "1.5x".
+std::string band_text() {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%gx", kShortlistFamilyBand);
+  return text;
+}
+
 std::string lut_note(const std::string& what, const std::string& dropped) {
   return "lookup table: " + what + (dropped.empty() ? "" : " (left out: " + dropped + ")");
 }
 
-// Ranks the implementable choices of `offered` with the model; the top k of the backends it
-// ranks, and every choice of the backends it does not, go to `out.configs`, the rest of the
-// ranking to `out.reserve`. False (with `why`) when the model cannot rank them.
+// Ranks the implementable choices of `offered` with the model; its shortlist (model_shortlist:
+// the top k and the best of each family predicted close to the first), and every choice of the
+// backends it does not rank, go to `out.configs`, the rest of the ranking to `out.reserve`.
+// False (with `why`) when the model cannot rank them.
 bool rank_with_model(const CostModel& model, const Problem& problem, const BackendList& backends,
                      const std::vector<std::vector<KernelConfig>>& offered, int k, ChoiceSelection& out,
                      std::string& why) {
@@ -80,16 +90,24 @@ bool rank_with_model(const CostModel& model, const Problem& problem, const Backe
   std::iota(order.begin(), order.end(), 0);
   // Stable: equal predictions keep the fixed choice order.
   std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return (*predicted)[x] < (*predicted)[y]; });
-  std::vector<std::vector<bool>> chosen(backends.size());
-  for (std::size_t b = 0; b < backends.size(); ++b) chosen[b].assign(offered[b].size(), false);
+  const std::vector<std::size_t> shortlist = model_shortlist(
+      order.size(), std::size_t(std::max(k, 0)),
+      [&](std::size_t r) {
+        const SelectedChoice& choice = ranked_choices[order[r]];
+        return kernel_family(backends[choice.backend]->name(), choice.config);
+      },
+      [&](std::size_t r) { return (*predicted)[order[r]]; });
+  std::vector<bool> listed(order.size(), false);
+  for (std::size_t r : shortlist) listed[r] = true;
   for (std::size_t r = 0; r < order.size(); ++r) {
     const SelectedChoice& choice = ranked_choices[order[r]];
-    if (r < std::size_t(k)) {
+    if (listed[r]) {
       out.configs[choice.backend].push_back(choice.config);
     } else {
       out.reserve.push_back(choice);
     }
   }
+  out.families_added = shortlist.size() > std::size_t(k) ? int(shortlist.size()) - k : 0;
   // Back into the fixed order of each backend's list, so that ties break as in a full tuning.
   for (std::size_t b = 0; b < backends.size(); ++b) {
     std::vector<KernelConfig> ordered;
@@ -159,6 +177,11 @@ ChoiceSelection select_choices(const Problem& problem, const DeviceInfo& device,
       out.note = "cost model: top " + std::to_string(options.benchmark.top_k) + " of " +
                  std::to_string(count(out.configs) + out.reserve.size()) + " choices of the " +
                  std::string(space_name(space)) + " space";
+      if (out.families_added > 0) {
+        out.note += ", and the best-ranked of " + std::to_string(out.families_added) + " more kernel famil" +
+                    (out.families_added == 1 ? "y" : "ies") + " predicted within " +
+                    band_text() + " of the top";
+      }
     } else {
       fallback = why;
       space = SearchSpace::default_space;

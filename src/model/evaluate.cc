@@ -1,4 +1,5 @@
-// How good a cost model's top k is on shapes it was not trained on, and what it saves.
+// How good a cost model's shortlist (its top k, and close families' best) is on shapes it was not
+// trained on, and what it saves.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -7,6 +8,7 @@
 #include <set>
 
 #include "../core/final_round.h"
+#include "../core/model_shortlist.h"
 #include "gemmtune/cost_model.h"
 
 namespace gemmtune {
@@ -19,6 +21,7 @@ struct RankedShape {
   std::vector<const ConfigMeasurement*> rows;      // every config of the space
   std::vector<const ConfigMeasurement*> always;    // implementable, of backends the model does not rank
   std::vector<const ConfigMeasurement*> ranked;    // implementable, ranked by the model, best first
+  std::vector<double> predicted;                   // the model's prediction of each of `ranked`
   double skipped_check_us = 0;                     // can_implement of the configs that cannot run
   double best_us = 0;
   double rank_us = 0;
@@ -39,14 +42,25 @@ double fastest(const std::vector<const ConfigMeasurement*>& set) {
   return best;
 }
 
-// The choices a tuning at k times: the top k of the ranking and every choice the model does
-// not rank; should none of them succeed, the ranking's next k, as the autotuner does.
+// The choices a tuning at k times: the model's shortlist (model_shortlist: the top k and the
+// close families' best) and every choice the model does not rank; should none of them
+// succeed, the ranking's next k, as the autotuner does.
 std::vector<const ConfigMeasurement*> top_k_set(const RankedShape& shape, int k) {
   std::vector<const ConfigMeasurement*> set = shape.always;
-  std::size_t next = 0;
-  do {
-    for (int taken = 0; taken < k && next < shape.ranked.size(); ++taken) set.push_back(shape.ranked[next++]);
-  } while (!any_ok(set) && next < shape.ranked.size());
+  const std::vector<std::size_t> chosen = model_shortlist(
+      shape.ranked.size(), std::size_t(k),
+      [&](std::size_t i) { return kernel_family(shape.ranked[i]->backend, shape.ranked[i]->config); },
+      [&](std::size_t i) { return shape.predicted[i]; });
+  std::vector<bool> taken(shape.ranked.size(), false);
+  for (std::size_t i : chosen) {
+    set.push_back(shape.ranked[i]);
+    taken[i] = true;
+  }
+  for (std::size_t next = 0; !any_ok(set) && next < shape.ranked.size();) {
+    for (int added = 0; added < k && next < shape.ranked.size(); ++next) {
+      if (!taken[next]) set.push_back(shape.ranked[next]), ++added;
+    }
+  }
   return set;
 }
 
@@ -177,7 +191,10 @@ Result<ModelEval> evaluate_cost_model(const CostModel& model, const SweepData& h
     std::iota(order.begin(), order.end(), 0);
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return predicted[a] < predicted[b]; });
     shape.rank_us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
-    for (std::size_t i : order) shape.ranked.push_back(to_rank[i]);
+    for (std::size_t i : order) {
+      shape.ranked.push_back(to_rank[i]);
+      shape.predicted.push_back(predicted[i]);
+    }
     shapes.push_back(std::move(shape));
   }
   if (shapes.empty()) {
