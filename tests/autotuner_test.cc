@@ -397,6 +397,41 @@ TEST(Timing, InterleavedTimingReportsErrorsPerCandidate) {
   EXPECT_EQ(results[1].status().message(), "boom");
 }
 
+// Busy for `us` microseconds (sleeping would let the VM's scheduler stretch it).
+void spin_for_us(double us) {
+  const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double, std::micro>(us);
+  while (std::chrono::steady_clock::now() < end) {
+  }
+}
+
+// The calls that size the samples (after the warm-up) give a second reading: a candidate that
+// stalls in its sample keeps the calibration's time for the prune (short_sample_us).
+TEST(Timing, TheCalibrationRunIsASecondReadingForTheShortSample) {
+  int calls = 0;
+  // Fast for the warm-up and the calibration call, ten times slower from then on.
+  std::vector<std::function<Status()>> fns = {[&] {
+    spin_for_us(++calls <= 2 ? 100 : 1000);
+    return Status::ok();
+  }};
+  TimingOptions options;
+  options.samples = 1;
+  options.warmup_runs = 1;
+  options.min_sample_ms = 0.2;  // one 100 µs call fills a quarter of it: one calibration call
+  auto results = time_interleaved(fns, options);
+  ASSERT_TRUE(results[0].is_ok()) << results[0].status().message();
+  const TimingStats& stats = *results[0];
+  EXPECT_GT(stats.calibration_us, 90);
+  EXPECT_LT(stats.calibration_us, 500);
+  EXPECT_GT(stats.median_us, 900);
+  EXPECT_EQ(short_sample_us(stats), stats.calibration_us);
+  // Where the sample is the lower reading, or there is no calibration, it is the sample.
+  TimingStats plain = stats;
+  plain.calibration_us = 2 * stats.median_us;
+  EXPECT_EQ(short_sample_us(plain), stats.median_us);
+  plain.calibration_us = -1;
+  EXPECT_EQ(short_sample_us(plain), stats.median_us);
+}
+
 // Any `period` rounds in a row (count of them, twice as many for an odd count) time every
 // candidate once a round, each at each position equally often and right after each other
 // candidate equally often: what one candidate leaves behind falls on all the others alike.

@@ -34,6 +34,10 @@ struct TimingStats {
   // Every sample's per-call mean in the order taken, outliers included: with candidates timed
   // in interleaved rounds, entry s of each is round s, so they can be compared round by round.
   std::vector<double> sample_us;
+  // Per call, from the calls that sized the samples (taken right after the warm-up, before the
+  // interleaved rounds); -1 where the timing has no such run. A second reading, taken at
+  // another moment than the samples.
+  double calibration_us = -1;
 };
 
 // The median (of an even count, the mean of the middle two); 0 of none.

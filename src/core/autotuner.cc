@@ -112,9 +112,10 @@ void verify_all(std::vector<Candidate>& candidates, Harness& harness, std::size_
   }
 }
 
-// Times `which` together; drops from it (marking them failed) those whose timing failed.
+// Times `which` together; drops from it (marking them failed) those whose timing failed. Each
+// one's time is its median, or with `short_sample` its short_sample_us.
 void time_candidates(std::vector<Candidate*>& which, Harness& harness, const TimingOptions& timing,
-                     std::vector<std::vector<double>>* rounds = nullptr) {
+                     std::vector<std::vector<double>>* rounds = nullptr, bool short_sample = false) {
   std::vector<Kernel*> kernels;
   for (Candidate* c : which) kernels.push_back(c->kernel.get());
   harness.reset_c();
@@ -127,7 +128,7 @@ void time_candidates(std::vector<Candidate*>& which, Harness& harness, const Tim
       which[i]->report.reason = stats[i].status().message();
       continue;
     }
-    which[i]->report.time_us = stats[i]->median_us;
+    which[i]->report.time_us = short_sample ? short_sample_us(*stats[i]) : stats[i]->median_us;
     which[i]->report.time_mad_us = stats[i]->mad_us;
     survivors.push_back(which[i]);
     if (rounds != nullptr) rounds->push_back(stats[i]->sample_us);
@@ -143,7 +144,7 @@ void time_all(std::vector<Candidate>& candidates, Harness& harness, const TuneOp
     if (c.report.status == ChoiceStatus::ok) timed.push_back(&c);
   }
   if (options.prune_factor > 0 && timed.size() > 1) {
-    time_candidates(timed, harness, short_sample_timing(options.timing));
+    time_candidates(timed, harness, short_sample_timing(options.timing), nullptr, /*short_sample=*/true);
     double fastest = -1;
     for (Candidate* c : timed) fastest = fastest < 0 ? c->report.time_us : std::min(fastest, c->report.time_us);
     std::vector<Candidate*> kept;
@@ -275,6 +276,10 @@ std::uint64_t fresh_seed() {
 }
 
 }  // namespace
+
+double short_sample_us(const TimingStats& stats) {
+  return stats.calibration_us > 0 ? std::min(stats.median_us, stats.calibration_us) : stats.median_us;
+}
 
 TimingOptions short_sample_timing(const TimingOptions& full) {
   TimingOptions quick = full;

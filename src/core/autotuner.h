@@ -34,6 +34,14 @@ TuneOutcome autotune_selection(const Problem& problem, const DeviceInfo& device,
 // The first, short sample every choice gets before the full timing of those within
 // TuneOptions::prune_factor of the fastest: one warm-up call, one sample of at most 1 ms.
 TimingOptions short_sample_timing(const TimingOptions& full);
+// What a short sample reads for the prune: the lower of the sample and the calibration run
+// (TimingStats::calibration_us) where there is one. A one-off stall of the VM in either reading
+// then no longer drops a choice: in the CPU sweeps of 2026-11-25 (359 shapes) the fastest
+// config's short sample read over 1.5x the fastest short sample in 7 shapes, 1.5-3.6x its own
+// full timing, and the prune would have kept a pick up to 1.18x slower. Over 11609 configs of
+// two later sweeps, a reading above 1.5x the config's full time was 5x rarer this way (0.65 %
+// of samples, 0.12 % of these readings; bench/results/2026-11-25b-cpu-short-sample.md).
+double short_sample_us(const TimingStats& stats);
 
 // The pick among timed choices: the fastest median, unless an earlier choice (in the fixed
 // order) is within the noise band of it, max(noise_band × fastest, 2 × fastest's MAD); then

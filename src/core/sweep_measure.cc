@@ -96,7 +96,7 @@ Result<ShapeMeasurement> measure_every_config(const Problem& problem, const Devi
       if (kernel) {
         auto stats = time_one(*harness, *kernel, quick, m.quick_cost_us);
         if (stats.is_ok()) {
-          m.quick_us = m.time_us = stats->median_us;
+          m.quick_us = m.time_us = short_sample_us(*stats);
           fastest = fastest < 0 ? m.quick_us : std::min(fastest, m.quick_us);
           if (m.quick_us <= options.full_within * fastest) stats = time_one(*harness, *kernel, options.timing, m.full_cost_us);
         }

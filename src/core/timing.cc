@@ -132,6 +132,7 @@ std::vector<Result<TimingStats>> time_interleaved(const std::vector<std::functio
   const std::size_t count = calls.size();
   std::vector<Status> failed(count);
   std::vector<std::int64_t> calls_per_sample(count, 1);
+  std::vector<double> calibration_us(count, -1);
   const double min_sample_us = std::max(0.0, options.min_sample_ms) * 1000.0;
 
   // Warm up, then find how many calls fill one sample by doubling a timed batch.
@@ -150,6 +151,7 @@ std::vector<Result<TimingStats>> time_interleaved(const std::vector<std::functio
       }
       if (*elapsed >= min_sample_us / 4 || batch >= kMaxCallsPerSample) {
         const double per_call = std::max(*elapsed / double(batch), 1e-3);
+        calibration_us[i] = per_call;
         calls_per_sample[i] = std::clamp<std::int64_t>(std::int64_t(std::ceil(min_sample_us / per_call)), 1,
                                                        kMaxCallsPerSample);
         break;
@@ -193,7 +195,9 @@ std::vector<Result<TimingStats>> time_interleaved(const std::vector<std::functio
     if (!failed[i].is_ok()) {
       results.emplace_back(failed[i]);
     } else {
-      results.emplace_back(summarize_samples(samples[i], calls_per_sample[i]));
+      TimingStats stats = summarize_samples(samples[i], calls_per_sample[i]);
+      stats.calibration_us = calibration_us[i];
+      results.emplace_back(std::move(stats));
     }
   }
   return results;
