@@ -141,6 +141,9 @@ struct ModelEval {
   std::vector<EvalPoint> curve;  // k = 1 … max(k, curve_max)
   std::vector<EvalShape> shapes;  // at k
   int shapes_in_training = 0;     // shapes of the data the model was trained on, left out
+  // The shortlist's band: each other kernel family's best-ranked choice predicted within this
+  // factor of the fastest prediction is timed beside the top k, as in a tuning.
+  double family_band = 0;
 };
 
 // Ranks each held-out shape's choices with the model and compares the top k with the whole

@@ -148,6 +148,7 @@ Result<ModelEval> evaluate_cost_model(const CostModel& model, const SweepData& h
 
   ModelEval out;
   out.k = k;
+  out.family_band = kShortlistFamilyBand;
   std::vector<RankedShape> shapes;
   int not_applicable = 0;
   std::string not_applicable_why;

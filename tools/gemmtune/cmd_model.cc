@@ -148,17 +148,20 @@ int eval(const Args& args) {
     out["shapes_in_training_left_out"] = result->shapes_in_training;
     out["curve"] = curve_json;
     out["per_shape"] = shapes;
+    char band[32];
+    std::snprintf(band, sizeof band, "%gx", result->family_band);
+    out["family_band"] = result->family_band;
     out["method"] =
         "quality: geometric mean over held-out shapes of (fastest measured time of all configs / fastest among the "
         "choices a tuning at k times: the model's top k and the best-ranked config of each other kernel family "
-        "predicted within 1.5x of the top). time_fraction: simulated tuning time of those choices (ranking measured "
-        "live, plus the sweep's measured per-config costs run through the autotuner's steps) over that of all "
-        "configs, summed over shapes.";
+        "predicted within " + std::string(band) + " of the top). time_fraction: simulated tuning time of those choices "
+        "(ranking measured live, plus the sweep's measured per-config costs run through the autotuner's steps) over "
+        "that of all configs, summed over shapes.";
     std::cout << out.dump(2) << "\n";
   } else {
-    std::printf("%zu held-out shapes (%d trained-on shapes left out), top %d of each shape's choices timed"
-                " (and the best of other kernel families predicted close):\n",
-                result->shapes.size(), result->shapes_in_training, at.k);
+    std::printf("%zu held-out shapes (%d trained-on shapes left out), top %d of each shape's choices timed,"
+                " and the best of each other kernel family predicted within %gx:\n",
+                result->shapes.size(), result->shapes_in_training, at.k, result->family_band);
     std::printf("  quality (exhaustive best / best of top %d): geometric mean %.4f, worst %.4f, best found in %d\n",
                 at.k, at.quality_geomean, at.quality_min, at.shapes_with_best);
     std::printf("  tuning time: %.2f%% of exhaustive tuning\n", 100 * at.time_fraction);
