@@ -61,11 +61,12 @@ std::string lut_note(const std::string& what, const std::string& dropped) {
 
 // Ranks the implementable choices of `offered` with the model; its shortlist (model_shortlist:
 // the top k and the best of each family predicted close to the first), and every choice of the
-// backends it does not rank, go to `out.configs`, the rest of the ranking to `out.reserve`.
-// False (with `why`) when the model cannot rank them.
+// backends it does not rank, go to `out.configs`, the rest of the ranking to `out.reserve`;
+// `families_added` counts the shortlist's choices beyond the top k. False (with `why`) when
+// the model cannot rank them.
 bool rank_with_model(const CostModel& model, const Problem& problem, const BackendList& backends,
                      const std::vector<std::vector<KernelConfig>>& offered, int k, ChoiceSelection& out,
-                     std::string& why) {
+                     int& families_added, std::string& why) {
   std::vector<SelectedChoice> ranked_choices;
   std::vector<ModelChoice> model_choices;
   for (std::size_t b = 0; b < backends.size(); ++b) {
@@ -107,7 +108,7 @@ bool rank_with_model(const CostModel& model, const Problem& problem, const Backe
       out.reserve.push_back(choice);
     }
   }
-  out.families_added = shortlist.size() > std::size_t(k) ? int(shortlist.size()) - k : 0;
+  families_added = shortlist.size() > std::size_t(k) ? int(shortlist.size()) - k : 0;
   // Back into the fixed order of each backend's list, so that ties break as in a full tuning.
   for (std::size_t b = 0; b < backends.size(); ++b) {
     std::vector<KernelConfig> ordered;
@@ -173,13 +174,15 @@ ChoiceSelection select_choices(const Problem& problem, const DeviceInfo& device,
 
   if (top_k && fallback.empty()) {
     std::string why;
-    if (rank_with_model(*options.model, problem, backends, offered, options.benchmark.top_k, out, why)) {
+    int families_added = 0;
+    if (rank_with_model(*options.model, problem, backends, offered, options.benchmark.top_k, out, families_added,
+                        why)) {
       out.note = "cost model: top " + std::to_string(options.benchmark.top_k) + " of " +
                  std::to_string(count(out.configs) + out.reserve.size()) + " choices of the " +
                  std::string(space_name(space)) + " space";
-      if (out.families_added > 0) {
-        out.note += ", and the best-ranked of " + std::to_string(out.families_added) + " more kernel famil" +
-                    (out.families_added == 1 ? "y" : "ies") + " predicted within " +
+      if (families_added > 0) {
+        out.note += ", and the best-ranked of " + std::to_string(families_added) + " more kernel famil" +
+                    (families_added == 1 ? "y" : "ies") + " predicted within " +
                     band_text() + " of the top";
       }
     } else {

@@ -26,8 +26,6 @@ struct ChoiceSelection {
   // for (not wanted, or a lookup-table entry decided the choices).
   static constexpr std::size_t kNotAsked = std::size_t(-1);
   std::vector<std::size_t> offered;
-  // Kernel families whose best-ranked choice joined the cost model's top k (model_shortlist).
-  int families_added = 0;
   // Cost-model ranking left out of its shortlist, best first: timed when none of `configs` succeeds,
   // k at a time, so that a ranking whose top choices all fail still yields a kernel.
   std::vector<SelectedChoice> reserve;

@@ -58,7 +58,9 @@ std::vector<const ConfigMeasurement*> top_k_set(const RankedShape& shape, int k)
   }
   for (std::size_t next = 0; !any_ok(set) && next < shape.ranked.size();) {
     for (int added = 0; added < k && next < shape.ranked.size(); ++next) {
-      if (!taken[next]) set.push_back(shape.ranked[next]), ++added;
+      if (taken[next]) continue;
+      set.push_back(shape.ranked[next]);
+      ++added;
     }
   }
   return set;
