@@ -57,9 +57,25 @@ Descs make_descs(const Problem& p) {
           memory::desc({p.m(), p.n()}, to_dnnl(p.c_type()), memory::dims{p.ldc(), 1})};
 }
 
+// Whether the ISA oneDNN dispatches to (DNNL_MAX_CPU_ISA and the CPU's features both count)
+// has a VNNI dot product. Without one, oneDNN's int8 kernels multiply u8 by s8 with vpmaddubsw,
+// which adds each pair of products in a saturating 16-bit lane: its s8·s8 matmul shifts A by
+// +128 into u8, so a pair as small as 2 · 255 · -128 saturates and C comes back wrong
+// (seen on Zen 3: element (1, 7) of 3 × 50 × 7 was -22369, not -22914).
+bool onednn_has_vnni() {
+  const auto isa = static_cast<unsigned>(dnnl::get_effective_cpu_isa());
+  const auto has = [isa](dnnl_cpu_isa_t level) { return (isa & unsigned(level)) == unsigned(level); };
+  return has(dnnl_cpu_isa_avx512_core_vnni) || has(dnnl_cpu_isa_avx2_vnni);
+}
+
 Result<dnnl::matmul::primitive_desc> make_primitive_desc(const Problem& p, int threads) {
   if (p.m() == 0 || p.n() == 0 || p.k() == 0) {
     return unsupported("oneDNN matmul is not used for zero-sized dims");
+  }
+  static const bool has_vnni = onednn_has_vnni();
+  if (p.a_type() == DType::s8 && !has_vnni) {
+    return unsupported("oneDNN's int8 matmul without VNNI sums pairs of products in saturating 16-bit lanes "
+                       "(vpmaddubsw): its s8*s8 sums are wrong on this CPU");
   }
   try {
     ScopedOmpThreads scope(threads);
