@@ -26,6 +26,9 @@ struct CostModel::Impl {
   ModelInfo info;
   std::unique_ptr<Booster> booster;
   std::string booster_bytes;  // XGBoost UBJSON
+  // For each feature the model was trained on, its position among the features this build
+  // computes (feature_names of the model's backends).
+  std::vector<std::size_t> columns;
 };
 
 namespace {
@@ -249,6 +252,7 @@ Result<std::shared_ptr<const CostModel>> CostModel::train(const std::vector<Swee
   info.problem_kinds.assign(kinds.begin(), kinds.end());
   info.training_shapes.assign(shapes.begin(), shapes.end());
   info.features = feature_names(info.backends);
+  for (std::size_t i = 0; i < info.features.size(); ++i) impl->columns.push_back(i);
 
   std::vector<float> features, labels;
   for (const SweepData& sweep : sweeps) {
@@ -283,13 +287,19 @@ Result<std::shared_ptr<const CostModel>> CostModel::load(const std::string& path
   auto impl = std::make_unique<Impl>();
   GEMMTUNE_ASSIGN_OR_RETURN(impl->info, info_from_document(std::move(document), path, &booster_base64));
   if (!booster_built_in()) return unsupported("cannot use cost model " + path + ": " + booster_absent_message());
-  // The trees index features by position: a build that computes other features (a config
-  // field added or renamed) would feed them the wrong columns.
-  const std::vector<std::string> expected = feature_names(impl->info.backends);
-  if (impl->info.features != expected) {
-    return Status(ErrorCode::unsupported, "cost model " + path + " was trained on features [" +
-                                              joined(impl->info.features) + "], this build computes [" +
-                                              joined(expected) + "]; retrain it (`gemmtune model train`)");
+  // The trees index features by position, so each of the model's features is looked up by
+  // name among those this build computes. A config field added since the model was trained is
+  // a feature it never split on (every row it saw had the field unset), so it is left out; a
+  // feature the model needs and this build lacks (a field renamed or removed) makes it unusable.
+  const std::vector<std::string> computed = feature_names(impl->info.backends);
+  for (const std::string& feature : impl->info.features) {
+    const auto at = std::find(computed.begin(), computed.end(), feature);
+    if (at == computed.end()) {
+      return Status(ErrorCode::unsupported, "cost model " + path + " was trained on feature '" + feature +
+                                                "', which this build does not compute (it computes [" +
+                                                joined(computed) + "]); retrain it (`gemmtune model train`)");
+    }
+    impl->columns.push_back(std::size_t(at - computed.begin()));
   }
   GEMMTUNE_ASSIGN_OR_RETURN(impl->booster_bytes, base64_decode(booster_base64));
   auto booster = load_booster(impl->booster_bytes);
@@ -346,13 +356,15 @@ bool CostModel::ranks(std::string_view backend) const {
 
 Result<std::vector<double>> CostModel::predict(const Problem& problem, const std::vector<ModelChoice>& choices) const {
   if (choices.empty()) return std::vector<double>{};
-  std::vector<float> features;
-  features.reserve(choices.size() * impl_->info.features.size());
+  std::vector<float> features, computed;
+  features.reserve(choices.size() * impl_->columns.size());
   for (const ModelChoice& choice : choices) {
-    append_features(problem, choice.backend, choice.config, impl_->info.backends, features);
+    computed.clear();
+    append_features(problem, choice.backend, choice.config, impl_->info.backends, computed);
+    for (std::size_t column : impl_->columns) features.push_back(computed[column]);
   }
   GEMMTUNE_ASSIGN_OR_RETURN(std::vector<float> predicted,
-                            impl_->booster->predict(features, choices.size(), impl_->info.features.size()));
+                            impl_->booster->predict(features, choices.size(), impl_->columns.size()));
   return std::vector<double>(predicted.begin(), predicted.end());
 }
 

@@ -3,6 +3,7 @@
 // tuning to its top k.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -160,6 +161,28 @@ TEST_F(CostModelTest, TheShippedModelIsFoundByItsDevice) {
   ASSERT_FALSE(missing.is_ok());
   EXPECT_EQ(missing.status().code(), ErrorCode::not_found);
   EXPECT_NE(missing.status().message().find("mine.json: trained on"), std::string::npos) << missing.status().message();
+}
+
+// A config field added after a model was trained (the Hopper family's cluster, swap and
+// ping-pong fields came after both shipped models) is a feature the model never split on: it
+// still loads, and predicts from the features it was trained on, looked up by name.
+TEST(CostModelFeatures, AModelTrainedBeforeAConfigFieldWasAddedStillLoadsAndPredicts) {
+  if (!CostModel::built_in()) GTEST_SKIP() << CostModel::not_built_in_reason();
+  int loaded = 0;
+  for (const char* file : {"cpu-avx512_bf16-2t.json", "cuda-sm_90a-132sm.json"}) {
+    const std::string path = std::string(GEMMTUNE_TEST_SOURCE_DIR) + "/data/models/" + file;
+    auto model = CostModel::load(path);
+    ASSERT_TRUE(model.is_ok()) << path << ": " << model.status().message();
+    const std::vector<std::string>& trained = (*model)->info().features;
+    EXPECT_EQ(std::find(trained.begin(), trained.end(), "cfg_swap"), trained.end()) << "trained before the field";
+    const std::string backend = (*model)->info().backends.front();
+    const Problem p = *Problem::create(256, 4096, 4096, backend == "cpu" ? DType::f32 : DType::bf16, "nt");
+    auto predicted = (*model)->predict(p, {{backend, *KernelConfig::parse("bm=64 bn=128 bk=64")}});
+    ASSERT_TRUE(predicted.is_ok()) << predicted.status().message();
+    EXPECT_TRUE(std::isfinite(predicted->at(0)));
+    ++loaded;
+  }
+  EXPECT_EQ(loaded, 2);
 }
 
 // GPU-style configs (block sizes, stages, warps, split-k) and a library's algorithm ranks: the
