@@ -29,6 +29,9 @@ struct ChoiceReport {
   double time_us = -1;    // median per call; -1 when not timed
   double time_mad_us = 0; // spread of the samples
   double error = -1;      // normalized error against the reference; -1 when not checked
+  // Wall time of preparing the kernel: a JIT family's compile (or its cached cubin's load) and
+  // its check in the worker process; -1 when not prepared. Not stored.
+  double prepare_s = -1;
   // A finalist of the autotuner's final round (TuneOptions::finalists): its time over the
   // fastest finalist's, round by round, the median; -1 when not a finalist. Not stored.
   double final_ratio = -1;

@@ -61,6 +61,12 @@ void prepare_one(const Problem& problem, Candidate& c) {
     c.report.reason = can.message();
     return;
   }
+  const auto start = std::chrono::steady_clock::now();
+  struct Timer {  // records the time however prepare ends
+    Candidate& c;
+    std::chrono::steady_clock::time_point start;
+    ~Timer() { c.report.prepare_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); }
+  } timer{c, start};
   try {
     auto kernel = c.backend->prepare(problem, c.report.config);
     if (!kernel.is_ok()) {

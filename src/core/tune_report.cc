@@ -41,9 +41,12 @@ std::string TuneReport::table() const {
       if (c.final_ratio > 0) {
         std::snprintf(final_round, sizeof final_round, "  final round %.3fx of %d", c.final_ratio, c.final_rounds);
       }
-      std::snprintf(line, sizeof line, "  %s %-10s %-44s %12.2f us %6.1f%%%s\n", int(i) == best ? "*" : " ",
+      // Preparing that took noticeable time (a JIT compile) is shown; a plan or a cached load is not.
+      char prepared[32] = "";
+      if (c.prepare_s >= 0.05) std::snprintf(prepared, sizeof prepared, "  prepared in %.2f s", c.prepare_s);
+      std::snprintf(line, sizeof line, "  %s %-10s %-44s %12.2f us %6.1f%%%s%s\n", int(i) == best ? "*" : " ",
                     c.backend.c_str(), config.c_str(), c.time_us, best_us > 0 ? 100.0 * best_us / c.time_us : 0.0,
-                    final_round);
+                    final_round, prepared);
     } else {
       std::snprintf(line, sizeof line, "    %-10s %-44s %s: %s\n", c.backend.c_str(), config.c_str(),
                     std::string(choice_status_name(c.status)).c_str(), c.reason.c_str());

@@ -108,6 +108,7 @@ nlohmann::json choice_json(const ChoiceReport& c) {
                            {"status", choice_status_name(c.status)},
                            {"time_us", c.time_us >= 0 ? nlohmann::json(c.time_us) : nlohmann::json(nullptr)}};
   if (c.error >= 0) choice["error"] = c.error;
+  if (c.prepare_s >= 0) choice["prepare_s"] = c.prepare_s;
   if (c.final_ratio > 0) {
     choice["final_ratio"] = c.final_ratio;
     choice["final_rounds"] = c.final_rounds;
