@@ -24,13 +24,17 @@ struct CompileOutcome {
   Result<CubinArtifact> artifact = Status(ErrorCode::internal, "not run");
 };
 
-// NVRTC takes 0.3-2 s per instantiation; the jobs run on all cores.
-inline std::vector<CompileOutcome> compile_all(const std::vector<CompileJob>& jobs, const CudaInfo& device) {
+using CompileFunction = Result<CubinArtifact> (*)(const Problem&, const KernelConfig&, const CudaInfo&, bool);
+
+// NVRTC takes 0.3-6 s per instantiation; the jobs run on all cores. `compile` is a family's
+// compile function (compile_gemm_mma by default).
+inline std::vector<CompileOutcome> compile_all(const std::vector<CompileJob>& jobs, const CudaInfo& device,
+                                               CompileFunction compile = &compile_gemm_mma) {
   std::vector<CompileOutcome> outcomes(jobs.size());
   std::atomic<std::size_t> next{0};
   auto worker = [&] {
     for (std::size_t i = next++; i < jobs.size(); i = next++) {
-      outcomes[i].artifact = compile_gemm_mma(jobs[i].problem, jobs[i].config, device);
+      outcomes[i].artifact = compile(jobs[i].problem, jobs[i].config, device, false);
     }
   };
   const unsigned threads = std::max(2u, std::thread::hardware_concurrency());

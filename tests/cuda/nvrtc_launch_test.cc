@@ -10,57 +10,16 @@
 #include "core/test_buffers.h"
 #include "core/verify.h"
 #include "cuda/h100.h"
+#include "cuda/launch_helpers.h"
 
 namespace gemmtune::cuda {
 namespace {
 
-#define SKIP_WITHOUT_GPU()                                          \
-  do {                                                              \
-    int count = 0;                                                  \
-    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {  \
-      cudaGetLastError();                                           \
-      GTEST_SKIP() << "no CUDA device";                             \
-    }                                                               \
-  } while (0)
-
-struct DeviceBuffer {
-  void* ptr = nullptr;
-  explicit DeviceBuffer(std::size_t bytes) { cudaMalloc(&ptr, bytes == 0 ? 1 : bytes); }
-  ~DeviceBuffer() { cudaFree(ptr); }
-};
-
 // Prepares each of the first `max_configs` configs (all when 0), runs it, checks C.
 void run_and_verify(const Problem& p, std::size_t max_configs = 0) {
-  testing::use_fresh_cubin_cache();
   auto device = detect_device(0, host_cpu());
   ASSERT_TRUE(device.is_ok()) << device.status().message();
-  auto backend = make_nvrtc_backend(device->cuda);
-  auto configs = backend->configs(p, SearchSpace::default_space);
-  ASSERT_FALSE(configs.empty()) << p.describe();
-  if (max_configs != 0 && configs.size() > max_configs) configs.resize(max_configs);
-
-  TestBuffers host(p, 42);
-  const ReferenceSample reference = compute_reference_sample(p, host);
-  const std::size_t a_bytes = std::size_t(p.a_elements()) * dtype_size(p.a_type());
-  const std::size_t b_bytes = std::size_t(p.b_elements()) * dtype_size(p.b_type());
-  const std::size_t c_bytes = std::size_t(p.c_elements()) * dtype_size(p.c_type());
-  DeviceBuffer a(a_bytes), b(b_bytes), c(c_bytes);
-  ASSERT_EQ(cudaMemcpy(a.ptr, host.a(), a_bytes, cudaMemcpyHostToDevice), cudaSuccess);
-  ASSERT_EQ(cudaMemcpy(b.ptr, host.b(), b_bytes, cudaMemcpyHostToDevice), cudaSuccess);
-  for (const KernelConfig& config : configs) {
-    SCOPED_TRACE(config.to_string() + " on " + p.describe());
-    auto kernel = backend->prepare(p, config);
-    ASSERT_TRUE(kernel.is_ok()) << kernel.status().message();
-    host.reset_c();
-    ASSERT_EQ(cudaMemcpy(c.ptr, host.c(), c_bytes, cudaMemcpyHostToDevice), cudaSuccess);
-    GemmArgs args{a.ptr, b.ptr, c.ptr, nullptr};
-    ASSERT_TRUE((*kernel)->run(args).is_ok());
-    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-    ASSERT_EQ(cudaMemcpy(host.c(), c.ptr, c_bytes, cudaMemcpyDeviceToHost), cudaSuccess);
-    const VerifyOutcome outcome = check_output(p, host, reference);
-    EXPECT_TRUE(outcome.ok) << outcome.reason << " (error " << outcome.error << ")";
-    EXPECT_EQ(host.check_guards(), "");
-  }
+  testing::run_and_verify(*make_nvrtc_backend(device->cuda), p, max_configs);
 }
 
 TEST(NvrtcLaunch, ASplitKKernelRunsFromSeveralThreadsOnTheirOwnStreams) {
@@ -82,12 +41,12 @@ TEST(NvrtcLaunch, ASplitKKernelRunsFromSeveralThreadsOnTheirOwnStreams) {
   const std::size_t a_bytes = std::size_t(p.a_elements()) * dtype_size(p.a_type());
   const std::size_t b_bytes = std::size_t(p.b_elements()) * dtype_size(p.b_type());
   const std::size_t c_bytes = std::size_t(p.c_elements()) * dtype_size(p.c_type());
-  DeviceBuffer a(a_bytes), b(b_bytes);
+  testing::DeviceBuffer a(a_bytes), b(b_bytes);
   ASSERT_EQ(cudaMemcpy(a.ptr, host.a(), a_bytes, cudaMemcpyHostToDevice), cudaSuccess);
   ASSERT_EQ(cudaMemcpy(b.ptr, host.b(), b_bytes, cudaMemcpyHostToDevice), cudaSuccess);
   constexpr int kThreads = 4;
-  std::vector<std::unique_ptr<DeviceBuffer>> outputs;
-  for (int t = 0; t < kThreads; ++t) outputs.push_back(std::make_unique<DeviceBuffer>(c_bytes));
+  std::vector<std::unique_ptr<testing::DeviceBuffer>> outputs;
+  for (int t = 0; t < kThreads; ++t) outputs.push_back(std::make_unique<testing::DeviceBuffer>(c_bytes));
   std::vector<Status> statuses(kThreads);
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t) {

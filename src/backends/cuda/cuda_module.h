@@ -1,0 +1,87 @@
+// A JIT-compiled kernel loaded for use: the CUDA driver calls the NVRTC families make, and a
+// module in the device's primary context (the one the runtime API, and so the caller's streams
+// and buffers, use).
+//
+// The driver API is resolved through the runtime (cudaGetDriverEntryPointByVersion) rather than
+// linked: linking libcuda would stop the library, and every program using it, from even
+// starting on a machine without a driver, such as CI's.
+#pragma once
+
+#include <cuda.h>
+
+#include <cstddef>
+#include <mutex>
+#include <string>
+
+#include "gemmtune/status.h"
+
+namespace gemmtune::cuda {
+
+struct DriverApi {
+  decltype(&::cuGetErrorName) get_error_name = nullptr;
+  decltype(&::cuCtxGetCurrent) ctx_get_current = nullptr;
+  decltype(&::cuCtxSetCurrent) ctx_set_current = nullptr;
+  decltype(&::cuModuleLoadData) module_load_data = nullptr;
+  decltype(&::cuModuleUnload) module_unload = nullptr;
+  decltype(&::cuModuleGetFunction) module_get_function = nullptr;
+  decltype(&::cuFuncSetAttribute) func_set_attribute = nullptr;
+  decltype(&::cuLaunchKernel) launch_kernel = nullptr;
+  decltype(&::cuOccupancyMaxActiveClusters) occupancy_max_active_clusters = nullptr;
+  Status status;  // why an entry point is missing, if one is
+};
+
+// The driver's entry points, resolved once.
+const DriverApi& driver();
+
+// A CUresult as Status, naming the call.
+Status check_driver(CUresult code, const char* what);
+
+// One module and the kernels taken from it, unloaded with the object.
+class CudaModule {
+ public:
+  CudaModule() = default;
+  CudaModule(const CudaModule&) = delete;
+  CudaModule& operator=(const CudaModule&) = delete;
+  ~CudaModule();
+
+  // Loads `cubin` into device `device_index`'s primary context.
+  Status load(int device_index, const std::string& cubin);
+  // A kernel of the module; `dynamic_shared_bytes` above the default 48 KB is opted into.
+  Result<CUfunction> function(const char* name, std::int64_t dynamic_shared_bytes = 0);
+  // Makes the module's context current on this thread (a no-op when it already is).
+  Status make_current() const;
+
+ private:
+  CUcontext context_ = nullptr;
+  CUmodule module_ = nullptr;
+};
+
+// Device scratch a kernel needs between its launches (split-k partial sums, counters), shared by
+// every run of one kernel object. Runs on different streams take turns: each waits for the
+// previous run's completion event before it launches and records its own after, so no two
+// runs use the scratch at once; the host side holds a lock only around the enqueue.
+class SerializedScratch {
+ public:
+  SerializedScratch() = default;
+  SerializedScratch(const SerializedScratch&) = delete;
+  SerializedScratch& operator=(const SerializedScratch&) = delete;
+  ~SerializedScratch();
+
+  // Allocates `bytes` (zeroed), and the completion event. No-op for 0 bytes.
+  Status allocate(std::size_t bytes);
+  void* data() const { return data_; }
+  std::size_t bytes() const { return bytes_; }
+
+  // A run's turn on `stream`: the returned lock is held until the run is enqueued and
+  // finish() recorded.
+  Result<std::unique_lock<std::mutex>> begin(void* stream);
+  Status finish(void* stream);
+
+ private:
+  void* data_ = nullptr;
+  std::size_t bytes_ = 0;
+  void* free_ = nullptr;  // cudaEvent_t recorded after each run
+  std::mutex mutex_;
+};
+
+}  // namespace gemmtune::cuda

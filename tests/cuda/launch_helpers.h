@@ -1,0 +1,79 @@
+// Running a backend's kernels on the GPU against the host reference, for the launch tests of
+// the NVRTC families. Tests using these skip themselves where the machine has no CUDA device.
+#pragma once
+
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <functional>
+
+#include "core/backend.h"
+#include "core/test_buffers.h"
+#include "core/verify.h"
+#include "cuda/compile_helpers.h"
+#include "cuda/h100.h"
+
+namespace gemmtune::cuda::testing {
+
+#define SKIP_WITHOUT_GPU()                                          \
+  do {                                                              \
+    int count = 0;                                                  \
+    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {  \
+      cudaGetLastError();                                           \
+      GTEST_SKIP() << "no CUDA device";                             \
+    }                                                               \
+  } while (0)
+
+struct DeviceBuffer {
+  void* ptr = nullptr;
+  explicit DeviceBuffer(std::size_t bytes) { cudaMalloc(&ptr, bytes == 0 ? 1 : bytes); }
+  ~DeviceBuffer() { cudaFree(ptr); }
+};
+
+// Prepares each of `configs` (the first `max_configs` of the default space when empty; all
+// when 0), runs it on random operands, and checks C against the host reference and its guard
+// bytes. With `compile`, the configs are compiled in parallel first so that each prepare finds
+// its cubin cached. Returns how many configs ran and matched.
+inline int run_and_verify(const Backend& backend, const Problem& p, std::size_t max_configs = 0,
+                          std::vector<KernelConfig> configs = {}, CompileFunction compile = nullptr) {
+  use_fresh_cubin_cache();
+  if (configs.empty()) configs = backend.configs(p, SearchSpace::default_space);
+  EXPECT_FALSE(configs.empty()) << p.describe();
+  if (max_configs != 0 && configs.size() > max_configs) configs.resize(max_configs);
+  if (compile != nullptr) {
+    std::vector<CompileJob> jobs;
+    for (const KernelConfig& c : configs) jobs.push_back({p, c});
+    auto device = find_device("cuda:0");
+    if (device.is_ok()) compile_all(jobs, device->cuda, compile);
+  }
+
+  TestBuffers host(p, 42);
+  const ReferenceSample reference = compute_reference_sample(p, host);
+  const std::size_t a_bytes = std::size_t(p.a_elements()) * dtype_size(p.a_type());
+  const std::size_t b_bytes = std::size_t(p.b_elements()) * dtype_size(p.b_type());
+  const std::size_t c_bytes = std::size_t(p.c_elements()) * dtype_size(p.c_type());
+  DeviceBuffer a(a_bytes), b(b_bytes), c(c_bytes);
+  EXPECT_EQ(cudaMemcpy(a.ptr, host.a(), a_bytes, cudaMemcpyHostToDevice), cudaSuccess);
+  EXPECT_EQ(cudaMemcpy(b.ptr, host.b(), b_bytes, cudaMemcpyHostToDevice), cudaSuccess);
+  int matched = 0;
+  for (const KernelConfig& config : configs) {
+    SCOPED_TRACE(config.to_string() + " on " + p.describe());
+    auto kernel = backend.prepare(p, config);
+    EXPECT_TRUE(kernel.is_ok()) << kernel.status().message();
+    if (!kernel.is_ok()) continue;
+    host.reset_c();
+    EXPECT_EQ(cudaMemcpy(c.ptr, host.c(), c_bytes, cudaMemcpyHostToDevice), cudaSuccess);
+    GemmArgs args{a.ptr, b.ptr, c.ptr, nullptr};
+    const Status ran = (*kernel)->run(args);
+    EXPECT_TRUE(ran.is_ok()) << ran.message();
+    EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    EXPECT_EQ(cudaMemcpy(host.c(), c.ptr, c_bytes, cudaMemcpyDeviceToHost), cudaSuccess);
+    const VerifyOutcome outcome = check_output(p, host, reference);
+    EXPECT_TRUE(outcome.ok) << outcome.reason << " (error " << outcome.error << ")";
+    EXPECT_EQ(host.check_guards(), "");
+    if (ran.is_ok() && outcome.ok) ++matched;
+  }
+  return matched;
+}
+
+}  // namespace gemmtune::cuda::testing
