@@ -31,6 +31,18 @@ struct KernelConfig {
   // Slices k is split into, each summed separately and reduced after; helps skinny shapes
   // fill the machine. 0 or 1: no split.
   std::int32_t split_k = 0;
+  // GPU (Hopper): thread blocks of a cluster along m and along n. The blocks of a cluster row
+  // share one A tile and those of a cluster column one B tile, loaded once and multicast to
+  // each, which halves the L2 reads of that operand. 0 or 1: no cluster along that dim.
+  std::int32_t cluster_m = 0;
+  std::int32_t cluster_n = 0;
+  // GPU (Hopper): 1 computes Cᵀ = Bᵀ·Aᵀ, so that a small m becomes the kernel's n (wgmma
+  // takes n from 8 up, but m only in 64-row slices).
+  std::int32_t swap_ab = 0;
+  // GPU (Hopper): 1 lets the consumer warpgroups take whole tiles in turn (ping-pong), so one
+  // writes its tile while the other's tensor-core work runs; 0 splits each tile's rows among
+  // them (cooperative).
+  std::int32_t pingpong = 0;
 
   // --- CPU template fields ---
   // Register tile: rows and columns of C one micro-kernel call keeps in vector registers.

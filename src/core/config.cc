@@ -18,7 +18,9 @@ constexpr std::array kFields{
     Field{"bm", &KernelConfig::block_m},   Field{"bn", &KernelConfig::block_n},
     Field{"bk", &KernelConfig::block_k},   Field{"stages", &KernelConfig::stages},
     Field{"warps", &KernelConfig::warps},  Field{"gm", &KernelConfig::group_m},
-    Field{"splitk", &KernelConfig::split_k}, Field{"mm", &KernelConfig::micro_m},
+    Field{"splitk", &KernelConfig::split_k}, Field{"cm", &KernelConfig::cluster_m},
+    Field{"cn", &KernelConfig::cluster_n},  Field{"swap", &KernelConfig::swap_ab},
+    Field{"pp", &KernelConfig::pingpong},   Field{"mm", &KernelConfig::micro_m},
     Field{"mn", &KernelConfig::micro_n},   Field{"thr", &KernelConfig::threads},
     Field{"isa", &KernelConfig::isa},      Field{"algo", &KernelConfig::algo},
 };

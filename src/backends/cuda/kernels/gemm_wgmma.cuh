@@ -1,0 +1,714 @@
+// gemmtune's Hopper GEMM template (backend "wgmma"), compiled at run time by NVRTC for sm_90a,
+// one instantiation per (problem dtypes and layouts, config). It includes no header, as
+// gemm_mma.cuh does not: every Hopper instruction is inline PTX.
+//
+// The kernel computes C' = alpha·A'·B' + beta·C' for its own operands A' (m×k) and B' (k×n);
+// the host maps the user's problem onto them, swapping A and B (C' = Cᵀ) where that puts the
+// larger dim in wgmma's 64-row slot (GT_C_TRANSPOSED).
+//
+// Structure (one CTA a persistent worker over output tiles):
+//  - warpgroup 0 is the producer: one thread issues TMA loads of A' and B' tiles into a ring
+//    of GT_STAGES shared-memory stages, each guarded by a "full" and an "empty" mbarrier;
+//  - warpgroups 1..GT_CONSUMERS are consumers: each owns GT_BM / GT_CONSUMERS rows of the
+//    tile and issues wgmma over them, keeping one k-block's wgmmas in flight while it waits
+//    for the next stage, then converts its accumulators and writes them to C;
+//  - setmaxnreg moves registers from the producer (which needs few) to the consumers;
+//  - with a cluster of GT_CLUSTER_M × GT_CLUSTER_N CTAs, the CTAs of a cluster row share one
+//    A' tile and those of a cluster column one B' tile: one CTA loads it and multicasts it.
+//
+// Shared-memory tiles hold 128-byte rows in the 128B swizzle that TMA writes and wgmma reads:
+//  - a K-major operand (k contiguous in global memory): one row per m (or n), 128 bytes of k;
+//  - an MN-major operand (16-bit types only): chunks of 64 m (or n) elements, each GT_BK rows
+//    of k, loaded as one TMA box per chunk.
+// Both take 128 bytes per row (or column) of the tile per stage, so the ring's size does not
+// depend on the layout.
+//
+// Macros (all required):
+//   GT_IN            input dtype: 0 f16, 1 bf16, 2 f32 computed as TF32, 3 s8
+//   GT_OUT           output dtype: 0 f32, 1 f16, 2 bf16, 3 s32
+//   GT_A_MN, GT_B_MN 1 when A' is m-contiguous (B' n-contiguous); 16-bit inputs only
+//   GT_C_TRANSPOSED  1 when C'(i, j) is stored at c[j·ldc + i], 0 for c[i·ldc + j]
+//   GT_BM, GT_BN     CTA tile; GT_BN is the n of every wgmma
+//   GT_STAGES        depth of the shared-memory ring
+//   GT_CONSUMERS     consumer warpgroups (1 or 2)
+//   GT_PINGPONG      0: the consumers split each tile's rows (cooperative); 1: they take whole
+//                    tiles in turn, so one's epilogue runs while the other's wgmmas do
+//                    (the ring hands out stages in tile order, which staggers them)
+//   GT_CLUSTER_M, GT_CLUSTER_N   CTAs of a cluster along m and n (1 or 2)
+//   GT_GROUP_M       rows of cluster tiles swept together, so tiles running at once share B'
+//   GT_WGMMA_DEPTH   k-blocks of wgmmas a consumer leaves in flight while it waits for the next
+//                    stage (0 or 1); 0 releases each stage as soon as its wgmmas finish
+//   GT_SPLIT_K       slices of k per tile (1: none). Each slice is a work unit of its own, so a
+//                    grid with fewer tiles than SMs still fills them; every slice writes its
+//                    partial sums to the workspace, and the one that finishes last (a counter
+//                    per tile) adds the others' into its accumulators and writes C.
+//   GT_C_TMA         1: the epilogue can stage C in shared memory and write it with TMA stores
+//                    (C' row-major, GT_BN whole 128-byte chunks); used at run time when beta
+//                    is 0 and the host could map C (c_tma). 0: direct stores only.
+// The prelude that wgmma_kernel_source.cc writes before this file defines gt_wgmma_tile(),
+// the one wgmma instruction of this config (m64, n GT_BN, 32 bytes of k).
+
+typedef unsigned int gt_u32;
+typedef unsigned long long gt_u64;
+
+#if GT_IN == 3
+typedef int gt_acc_t;
+#define GT_IN_BYTES 1
+#elif GT_IN == 2
+typedef float gt_acc_t;
+#define GT_IN_BYTES 4
+#else
+typedef float gt_acc_t;
+#define GT_IN_BYTES 2
+#endif
+
+#if GT_OUT == 0
+typedef float gt_out_t;
+#elif GT_OUT == 3
+typedef int gt_out_t;
+#else
+typedef unsigned short gt_out_t;
+#endif
+
+#define GT_THREADS (128 * (GT_CONSUMERS + 1))
+#define GT_BK (128 / GT_IN_BYTES)        // k elements per stage: one 128-byte swizzle row
+#define GT_WK (32 / GT_IN_BYTES)         // k elements per wgmma
+#if GT_PINGPONG
+#define GT_WG_M GT_BM                    // each consumer owns whole tiles, every other one
+#else
+#define GT_WG_M (GT_BM / GT_CONSUMERS)   // rows of the tile one consumer owns
+#endif
+#define GT_M_SLICES (GT_WG_M / 64)       // wgmma m64 slices per consumer
+#define GT_ACC (GT_BN / 2)               // accumulators per thread per slice
+#define GT_A_STAGE_BYTES (GT_BM * 128)
+#define GT_B_STAGE_BYTES (GT_BN * 128)
+#define GT_STAGE_BYTES (GT_A_STAGE_BYTES + GT_B_STAGE_BYTES)
+#define GT_CLUSTER (GT_CLUSTER_M * GT_CLUSTER_N)
+// Each consumer warp that reads a stage releases it on the empty barrier of every CTA of its
+// cluster, since a multicast load overwrites that stage in all of them.
+#if GT_PINGPONG
+#define GT_EMPTY_ARRIVALS (4 * GT_CLUSTER)
+#else
+#define GT_EMPTY_ARRIVALS (4 * GT_CONSUMERS * GT_CLUSTER)
+#endif
+// An MN-major chunk: 64 elements of m (or n) × GT_BK rows of k.
+#define GT_CHUNK_BYTES (GT_BK * 128)
+#if GT_OUT == 1 || GT_OUT == 2
+#define GT_OUT_BYTES 2
+#else
+#define GT_OUT_BYTES 4
+#endif
+// The TMA-store epilogue writes C in chunks of one m64 slice × one 128-byte row of columns,
+// through two staging buffers per consumer, so that filling one overlaps the store of the other.
+#define GT_C_CHUNK_COLS (128 / GT_OUT_BYTES)
+#define GT_C_CHUNK_BYTES (64 * 128)
+#if GT_C_TMA
+#define GT_C_STAGING_BYTES (GT_CONSUMERS * 2 * GT_C_CHUNK_BYTES)
+#else
+#define GT_C_STAGING_BYTES 0
+#endif
+
+#if GT_WG_M % 64 != 0 || GT_WG_M == 0
+#error "each consumer's rows must be whole wgmma m64 slices"
+#endif
+#if (GT_A_MN || GT_B_MN) && GT_IN_BYTES != 2
+#error "wgmma reads m- or n-major operands of 16-bit types only"
+#endif
+#if GT_B_MN && GT_BN % 64 != 0
+#error "an n-major B' tile is whole chunks of 64 columns"
+#endif
+#if GT_C_TMA && (GT_C_TRANSPOSED || GT_BN % GT_C_CHUNK_COLS != 0)
+#error "the TMA-store epilogue writes row-major C' in whole 128-byte chunks of columns"
+#endif
+
+// A CUtensorMap: 128 opaque bytes, made on the host, passed by value as a __grid_constant__
+// parameter so TMA reads it from the parameter space.
+struct __align__(64) gt_tensor_map {
+  gt_u64 opaque[16];
+};
+
+__device__ __forceinline__ gt_u32 gt_shared_address(const void* p) {
+  gt_u64 address;
+  asm("cvta.to.shared.u64 %0, %1;" : "=l"(address) : "l"(p));
+  return (gt_u32)address;
+}
+
+// ---- mbarriers ----
+
+__device__ __forceinline__ void gt_barrier_init(gt_u32 bar, gt_u32 count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count));
+}
+
+__device__ __forceinline__ void gt_barrier_expect_bytes(gt_u32 bar, gt_u32 bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
+}
+
+// Returns once the phase of the given parity has completed. A fresh barrier is in phase 0, so
+// a wait on parity 1 returns at once: that is how the producer finds every stage empty at
+// the start.
+__device__ __forceinline__ void gt_barrier_wait(gt_u32 bar, gt_u32 parity) {
+  asm volatile(
+      "{\n"
+      ".reg .pred done;\n"
+      "gt_wait_loop:\n"
+      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+      "@!done bra gt_wait_loop;\n"
+      "}\n" ::"r"(bar),
+      "r"(parity)
+      : "memory");
+}
+
+// One arrival on the barrier at the same shared-memory offset in cluster CTA `cta`.
+__device__ __forceinline__ void gt_barrier_arrive_cluster(gt_u32 bar, gt_u32 cta) {
+  asm volatile(
+      "{\n"
+      ".reg .b32 remote;\n"
+      "mapa.shared::cluster.u32 remote, %0, %1;\n"
+      "mbarrier.arrive.shared::cluster.b64 _, [remote];\n"
+      "}\n" ::"r"(bar),
+      "r"(cta)
+      : "memory");
+}
+
+// A consumer warp's release of a stage: on its own CTA's barrier, or on every CTA's of the
+// cluster when loads are multicast.
+__device__ __forceinline__ void gt_release_stage(gt_u32 bar) {
+#if GT_CLUSTER > 1
+  for (int cta = 0; cta < GT_CLUSTER; ++cta) gt_barrier_arrive_cluster(bar, cta);
+#else
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
+#endif
+}
+
+// All threads of the cluster (of the CTA without one) meet here.
+__device__ __forceinline__ void gt_cluster_sync() {
+#if GT_CLUSTER > 1
+  asm volatile("barrier.cluster.arrive;\nbarrier.cluster.wait;" ::: "memory");
+#else
+  __syncthreads();
+#endif
+}
+
+__device__ __forceinline__ gt_u32 gt_cluster_rank() {
+  gt_u32 rank;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
+  return rank;
+}
+
+// ---- TMA ----
+
+// Box at (x, y) of a 2-D tensor map (x the contiguous dim) into this CTA's shared memory.
+__device__ __forceinline__ void gt_tma_load(gt_u32 dst, const gt_tensor_map* map, gt_u32 bar, int x, int y) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];" ::"r"(
+          dst),
+      "l"((gt_u64)map), "r"(bar), "r"(x), "r"(y)
+      : "memory");
+}
+
+// The same box into the same offset of every CTA in `mask`, each completing on its own barrier.
+__device__ __forceinline__ void gt_tma_multicast(gt_u32 dst, const gt_tensor_map* map, gt_u32 bar, int x, int y,
+                                                 unsigned short mask) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster"
+      " [%0], [%1, {%3, %4}], [%2], %5;" ::"r"(dst),
+      "l"((gt_u64)map), "r"(bar), "r"(x), "r"(y), "h"(mask)
+      : "memory");
+}
+
+// One operand's tile for one stage: a K-major tile is one box of (rows × 128 bytes); an
+// MN-major one is a box of (64 elements × GT_BK rows of k) per chunk of 64 rows.
+template <int ROWS, int MN_MAJOR>
+__device__ __forceinline__ void gt_load_tile(gt_u32 dst, const gt_tensor_map* map, gt_u32 bar, int row0, int k0,
+                                             unsigned short mask) {
+#pragma unroll
+  for (int chunk = 0; chunk < (MN_MAJOR ? ROWS / 64 : 1); ++chunk) {
+    const gt_u32 to = dst + chunk * GT_CHUNK_BYTES;
+    const int x = MN_MAJOR ? row0 + 64 * chunk : k0;
+    const int y = MN_MAJOR ? k0 : row0;
+    if (mask != 0) {
+      gt_tma_multicast(to, map, bar, x, y, mask);
+    } else {
+      gt_tma_load(to, map, bar, x, y);
+    }
+  }
+}
+
+// Box at (x, y) of a 2-D tensor map from this CTA's shared memory, in the thread's bulk group.
+__device__ __forceinline__ void gt_tma_store(const gt_tensor_map* map, gt_u32 src, int x, int y) {
+  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%0, {%2, %3}], [%1];" ::"l"((gt_u64)map),
+               "r"(src), "r"(x), "r"(y)
+               : "memory");
+  asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+}
+
+// ---- wgmma ----
+
+// Shared-memory matrix descriptor for the 128B swizzle: start address, leading byte offset
+// (between chunks along m/n of an MN-major operand; unused for K-major), stride byte offset
+// (between groups of 8 rows: 8 × 128 bytes), all in 16-byte units.
+__device__ __forceinline__ gt_u64 gt_descriptor(gt_u32 address, gt_u32 leading_bytes) {
+  return (gt_u64)((address & 0x3FFFF) >> 4) | ((gt_u64)(leading_bytes >> 4) << 16) | ((gt_u64)(1024 >> 4) << 32) |
+         (1ull << 62);
+}
+
+// Descriptor of k step `ks` of a stage tile, from `rows_offset` rows (a multiple of 64) in.
+template <int MN_MAJOR>
+__device__ __forceinline__ gt_u64 gt_operand_descriptor(gt_u32 tile, int rows_offset, int ks) {
+  if (MN_MAJOR) {
+    // 64 rows a chunk; k steps are GT_WK rows of 128 bytes down the chunk.
+    return gt_descriptor(tile + (rows_offset / 64) * GT_CHUNK_BYTES + ks * GT_WK * 128, GT_CHUNK_BYTES);
+  }
+  // One 128-byte row per m (n); k steps are 32 bytes along it (the swizzle is applied by the
+  // hardware from the address bits, so a plain offset is right).
+  return gt_descriptor(tile + rows_offset * 128 + ks * 32, 16);
+}
+
+__device__ __forceinline__ void gt_wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
+__device__ __forceinline__ void gt_wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void gt_wgmma_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(N) : "memory");
+}
+
+// ---- epilogue ----
+
+__device__ __forceinline__ unsigned short gt_f32_to_f16(float v) {
+  unsigned short h;
+  asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(v));
+  return h;
+}
+__device__ __forceinline__ unsigned short gt_f32_to_bf16(float v) {
+  unsigned short h;
+  asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h) : "f"(v));
+  return h;
+}
+__device__ __forceinline__ float gt_f16_to_f32(unsigned short h) {
+  float v;
+  asm("cvt.f32.f16 %0, %1;" : "=f"(v) : "h"(h));
+  return v;
+}
+
+__device__ __forceinline__ gt_out_t gt_to_out(gt_acc_t v) {
+#if GT_OUT == 1
+  return gt_f32_to_f16(v);
+#elif GT_OUT == 2
+  return gt_f32_to_bf16(v);
+#else
+  return (gt_out_t)v;
+#endif
+}
+
+__device__ __forceinline__ gt_acc_t gt_from_out(gt_out_t v) {
+#if GT_OUT == 1
+  return gt_f16_to_f32(v);
+#elif GT_OUT == 2
+  return __uint_as_float(((gt_u32)v) << 16);  // bf16 is the top half of an f32
+#else
+  return (gt_acc_t)v;
+#endif
+}
+
+// alpha·acc + beta·old for one element; `old` is only read when beta != 0 (C may hold NaN or
+// garbage then).
+__device__ __forceinline__ gt_out_t gt_epilogue(gt_acc_t acc, gt_out_t old, float alpha, float beta) {
+#if GT_IN == 3
+  // s8 problems have alpha 1 and beta 0 or 1: integer arithmetic, exact (wrapping as s32 does).
+  return beta != 0.0f ? (gt_out_t)((gt_u32)acc + (gt_u32)old) : acc;
+#else
+  float v = alpha * acc;
+  if (beta != 0.0f) v += beta * gt_from_out(old);
+  return gt_to_out(v);
+#endif
+}
+
+// Two adjacent elements of a row of C in one store (4 bytes of 16-bit outputs, 8 of 32-bit).
+#if GT_OUT == 1 || GT_OUT == 2
+typedef gt_u32 gt_out_pair_t;
+__device__ __forceinline__ gt_out_pair_t gt_pair(gt_out_t lo, gt_out_t hi) { return (gt_u32)lo | ((gt_u32)hi << 16); }
+__device__ __forceinline__ gt_out_t gt_pair_lo(gt_out_pair_t p) { return (gt_out_t)(p & 0xFFFF); }
+__device__ __forceinline__ gt_out_t gt_pair_hi(gt_out_pair_t p) { return (gt_out_t)(p >> 16); }
+#else
+struct __align__(8) gt_out_pair_t {
+  gt_out_t lo, hi;
+};
+__device__ __forceinline__ gt_out_pair_t gt_pair(gt_out_t lo, gt_out_t hi) {
+  gt_out_pair_t p;
+  p.lo = lo;
+  p.hi = hi;
+  return p;
+}
+__device__ __forceinline__ gt_out_t gt_pair_lo(gt_out_pair_t p) { return p.lo; }
+__device__ __forceinline__ gt_out_t gt_pair_hi(gt_out_pair_t p) { return p.hi; }
+#endif
+
+// Writes one consumer's m64 slice: thread t of the warpgroup holds, for each 8 columns j of
+// the slice, rows 16·warp + lane/4 (+8) and columns 8j + 2·(lane%4) (+1). Where C's rows run
+// along the slice's columns and the pair is aligned (`pairs`), each pair is one store.
+__device__ __forceinline__ void gt_store_slice(const gt_acc_t (&acc)[GT_ACC], gt_out_t* c, long long ldc, long long m,
+                                               long long n, long long row0, long long col0, float alpha, float beta,
+                                               bool pairs) {
+  const int lane = threadIdx.x % 32, warp = (threadIdx.x / 32) % 4;
+  const long long r = row0 + 16 * warp + lane / 4;
+#pragma unroll
+  for (int j = 0; j < GT_BN / 8; ++j) {
+    const long long col = col0 + 8 * j + 2 * (lane % 4);
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const long long i = r + 8 * h;
+      if (i >= m) continue;
+      const gt_acc_t v0 = acc[4 * j + 2 * h], v1 = acc[4 * j + 2 * h + 1];
+#if GT_C_TRANSPOSED
+      if (col < n) {
+        gt_out_t* out = c + col * ldc + i;
+        *out = gt_epilogue(v0, beta != 0.0f ? *out : (gt_out_t)0, alpha, beta);
+      }
+      if (col + 1 < n) {
+        gt_out_t* out = c + (col + 1) * ldc + i;
+        *out = gt_epilogue(v1, beta != 0.0f ? *out : (gt_out_t)0, alpha, beta);
+      }
+#else
+      gt_out_t* out = c + i * ldc + col;
+      if (pairs && col + 1 < n) {
+        const gt_out_pair_t old = beta != 0.0f ? *(const gt_out_pair_t*)out : gt_pair(0, 0);
+        *(gt_out_pair_t*)out =
+            gt_pair(gt_epilogue(v0, gt_pair_lo(old), alpha, beta), gt_epilogue(v1, gt_pair_hi(old), alpha, beta));
+      } else {
+        if (col < n) out[0] = gt_epilogue(v0, beta != 0.0f ? out[0] : (gt_out_t)0, alpha, beta);
+        if (col + 1 < n) out[1] = gt_epilogue(v1, beta != 0.0f ? out[1] : (gt_out_t)0, alpha, beta);
+      }
+#endif
+    }
+  }
+}
+
+#if GT_C_TMA
+__device__ __forceinline__ gt_u32 gt_bits(float v) { return __float_as_uint(v); }
+__device__ __forceinline__ gt_u32 gt_bits(int v) { return (gt_u32)v; }
+
+// Writes one consumer's m64 slice through its staging buffers: the values of each chunk of
+// columns go to shared memory in the 128B swizzle (each row's 16-byte pieces permuted by the
+// row's index mod 8, so the 8 rows one store instruction touches fall in distinct banks), then
+// one thread stores the chunk with TMA, which clips it to C's bounds. `chunks` counts the
+// consumer's chunks so far: buffer chunks % 2 is free once at most one store is in flight.
+__device__ __forceinline__ void gt_store_slice_tma(const gt_acc_t (&acc)[GT_ACC], const gt_tensor_map* map_c,
+                                                   gt_u32 buffers, int consumer, int row0, int col0, float alpha,
+                                                   int& chunks) {
+  const int tid = threadIdx.x % 128, lane = tid % 32, warp = tid / 32;
+#pragma unroll
+  for (int cc = 0; cc < GT_BN / GT_C_CHUNK_COLS; ++cc, ++chunks) {
+    const gt_u32 buffer = buffers + (chunks % 2) * GT_C_CHUNK_BYTES;
+    if (tid == 0) asm volatile("cp.async.bulk.wait_group.read 1;" ::: "memory");
+    asm volatile("bar.sync %0, 128;" ::"r"(1 + consumer) : "memory");
+#pragma unroll
+    for (int jj = 0; jj < GT_C_CHUNK_COLS / 8; ++jj) {
+      const int j = cc * (GT_C_CHUNK_COLS / 8) + jj;
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int row = 16 * warp + lane / 4 + 8 * h;
+        const int byte = (8 * jj + 2 * (lane % 4)) * GT_OUT_BYTES;
+        const gt_u32 at = buffer + row * 128 + ((((byte / 16) ^ (row % 8)) * 16) | (byte % 16));
+#if GT_IN == 3
+        const gt_acc_t v0 = acc[4 * j + 2 * h], v1 = acc[4 * j + 2 * h + 1];  // alpha is 1
+#else
+        const gt_acc_t v0 = alpha * acc[4 * j + 2 * h], v1 = alpha * acc[4 * j + 2 * h + 1];
+#endif
+#if GT_OUT_BYTES == 2
+        asm volatile("st.shared.u32 [%0], %1;" ::"r"(at), "r"(gt_pair(gt_to_out(v0), gt_to_out(v1))) : "memory");
+#else
+        asm volatile("st.shared.v2.b32 [%0], {%1, %2};" ::"r"(at), "r"(gt_bits(gt_to_out(v0))),
+                     "r"(gt_bits(gt_to_out(v1)))
+                     : "memory");
+#endif
+      }
+    }
+    // The TMA engine reads through the async proxy: order these stores before it.
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+    asm volatile("bar.sync %0, 128;" ::"r"(1 + consumer) : "memory");
+    if (tid == 0) gt_tma_store(map_c, buffer, col0 + cc * GT_C_CHUNK_COLS, row0);
+  }
+}
+#endif
+
+#if GT_SPLIT_K > 1
+#if GT_PINGPONG
+#define GT_CONSUMER_SLOTS 1  // a tile is one consumer's
+#else
+#define GT_CONSUMER_SLOTS GT_CONSUMERS
+#endif
+// A partial written by another CTA in this launch: read from L2, past this SM's L1.
+__device__ __forceinline__ float gt_load_partial(const float* p) {
+  float v;
+  asm volatile("ld.global.cg.f32 %0, [%1];" : "=f"(v) : "l"(p));
+  return v;
+}
+__device__ __forceinline__ int gt_load_partial(const int* p) {
+  int v;
+  asm volatile("ld.global.cg.s32 %0, [%1];" : "=r"(v) : "l"(p));
+  return v;
+}
+
+// One slice's part in a split tile: writes its partial sums to its own place in the workspace
+// (thread-major, so each store instruction is one coalesced line), then counts itself in on
+// the tile's counter. The slice that counts last adds every other slice's partials into its
+// accumulators, resets the counter for the next launch, and returns true: it writes C.
+__device__ __forceinline__ bool gt_split_fixup(gt_acc_t (&acc)[GT_M_SLICES][GT_ACC], gt_acc_t* workspace,
+                                               int* counters, int slot, int slots, int slice, gt_u32 flag,
+                                               int consumer) {
+  const int tid = threadIdx.x % 128;
+  const long long per_slot = 128LL * GT_M_SLICES * GT_ACC;
+  gt_acc_t* mine = workspace + ((long long)slice * slots + slot) * per_slot;
+#pragma unroll
+  for (int ms = 0; ms < GT_M_SLICES; ++ms) {
+#pragma unroll
+    for (int i = 0; i < GT_ACC; ++i) mine[(ms * GT_ACC + i) * 128 + tid] = acc[ms][i];
+  }
+  __threadfence();  // the partials are visible before the count says they are there
+  asm volatile("bar.sync %0, 128;" ::"r"(1 + consumer) : "memory");
+  if (tid == 0) {
+    const int before = atomicAdd(counters + slot, 1);
+    const int last = before == GT_SPLIT_K - 1;
+    if (last) counters[slot] = 0;
+    asm volatile("st.shared.u32 [%0], %1;" ::"r"(flag), "r"(last) : "memory");
+  }
+  asm volatile("bar.sync %0, 128;" ::"r"(1 + consumer) : "memory");
+  int last;
+  asm volatile("ld.shared.u32 %0, [%1];" : "=r"(last) : "r"(flag) : "memory");
+  if (!last) return false;
+  __threadfence();
+  for (int other = 0; other < GT_SPLIT_K; ++other) {
+    if (other == slice) continue;
+    const gt_acc_t* theirs = workspace + ((long long)other * slots + slot) * per_slot;
+#pragma unroll
+    for (int ms = 0; ms < GT_M_SLICES; ++ms) {
+#pragma unroll
+      for (int i = 0; i < GT_ACC; ++i) acc[ms][i] += gt_load_partial(theirs + (ms * GT_ACC + i) * 128 + tid);
+    }
+  }
+  return true;
+}
+#endif
+
+// ---- tile order ----
+
+// Cluster tile `t` of a grid of tiles_m × tiles_n cluster tiles, grouped GT_GROUP_M rows at a
+// time so that the tiles running at once reuse each other's B' tiles from L2.
+__device__ __forceinline__ void gt_tile_of(int t, int tiles_m, int tiles_n, int& tm, int& tn) {
+  const int per_group = GT_GROUP_M * tiles_n;
+  const int group = t / per_group;
+  const int first_m = group * GT_GROUP_M;
+  const int rows = min(tiles_m - first_m, GT_GROUP_M);
+  tm = first_m + (t % per_group) % rows;
+  tn = (t % per_group) / rows;
+}
+
+#if GT_CLUSTER > 1
+#define GT_CLUSTER_DIMS __cluster_dims__(GT_CLUSTER, 1, 1)
+#else
+#define GT_CLUSTER_DIMS
+#endif
+
+extern "C" __global__ void __launch_bounds__(GT_THREADS, 1) GT_CLUSTER_DIMS
+    gemmtune_gemm_wgmma(const __grid_constant__ gt_tensor_map map_a, const __grid_constant__ gt_tensor_map map_b,
+                        const __grid_constant__ gt_tensor_map map_c, void* c_ptr, long long m, long long n,
+                        long long k, long long ldc, float alpha, float beta, int c_tma, gt_acc_t* workspace,
+                        int* tile_counters) {
+  extern __shared__ unsigned char gt_smem_raw[];
+  // The 128B swizzle repeats every 1024 bytes; TMA and wgmma both apply it from address bits,
+  // so tiles start on 1024-byte boundaries (the host asks for 1 KB of slack).
+  const gt_u32 raw = gt_shared_address(gt_smem_raw);
+  const gt_u32 base = (raw + 1023u) & ~1023u;
+  const gt_u32 a_tiles = base;
+  const gt_u32 b_tiles = base + GT_STAGES * GT_A_STAGE_BYTES;
+  const gt_u32 c_staging = b_tiles + GT_STAGES * GT_B_STAGE_BYTES;  // 1024-aligned too
+  const gt_u32 full = c_staging + GT_C_STAGING_BYTES;                // GT_STAGES 8-byte barriers
+  const gt_u32 empty = full + GT_STAGES * 8;
+  // Ping-pong: turn[c] lets consumer c start its next mainloop once the other consumer has
+  // issued all of its own. Waits on a stage's full barrier are by parity, so a consumer may
+  // only wait on the phase right after the last one completed: it must not run ahead to a
+  // stage of its next tile while the other consumer's tile still cycles through the ring.
+#if GT_PINGPONG
+  const gt_u32 turn = empty + GT_STAGES * 8;
+#endif
+#if GT_SPLIT_K > 1
+  // Two words, one a consumer: whether its slice of a tile was the last to finish.
+  const gt_u32 last_flags = empty + GT_STAGES * 8 + 16;
+#endif
+
+  const int warpgroup = threadIdx.x / 128;
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < GT_STAGES; ++s) {
+      gt_barrier_init(full + 8 * s, 1);
+      gt_barrier_init(empty + 8 * s, GT_EMPTY_ARRIVALS);
+    }
+#if GT_PINGPONG
+    for (int i = 0; i < GT_CONSUMERS; ++i) gt_barrier_init(turn + 8 * i, 4);
+#endif
+#if GT_CLUSTER > 1
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+#endif
+  }
+  // Every barrier of the cluster exists before any CTA arrives on or multicasts to it.
+  gt_cluster_sync();
+
+  const gt_u32 rank = GT_CLUSTER > 1 ? gt_cluster_rank() : 0;
+  const int rank_m = rank / GT_CLUSTER_N, rank_n = rank % GT_CLUSTER_N;
+  const int tiles_m = (int)((m + GT_BM - 1) / GT_BM), tiles_n = (int)((n + GT_BN - 1) / GT_BN);
+  const int cluster_tiles_m = (tiles_m + GT_CLUSTER_M - 1) / GT_CLUSTER_M;
+  const int cluster_tiles_n = (tiles_n + GT_CLUSTER_N - 1) / GT_CLUSTER_N;
+  const int cluster_tiles = cluster_tiles_m * cluster_tiles_n;
+  // Work units: a cluster tile and one slice of k (with GT_SPLIT_K 1, a cluster tile).
+  const int units = cluster_tiles * GT_SPLIT_K;
+  const int first_unit = blockIdx.x / GT_CLUSTER, unit_step = gridDim.x / GT_CLUSTER;
+  const int k_blocks_total = (int)((k + GT_BK - 1) / GT_BK);
+
+  if (warpgroup == 0) {
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
+    if (threadIdx.x == 0) {
+      // A' is shared along the cluster row (same rank_m), B' along the cluster column; the CTA
+      // of rank 0 along the sharing dim loads the tile for all of them.
+      unsigned short a_mask = 0, b_mask = 0;
+      if (GT_CLUSTER_N > 1) a_mask = (unsigned short)(((1u << GT_CLUSTER_N) - 1) << (rank_m * GT_CLUSTER_N));
+      if (GT_CLUSTER_M > 1) {
+        for (int i = 0; i < GT_CLUSTER_M; ++i) b_mask |= (unsigned short)(1u << (i * GT_CLUSTER_N + rank_n));
+      }
+      const bool loads_a = GT_CLUSTER_N == 1 || rank_n == 0;
+      const bool loads_b = GT_CLUSTER_M == 1 || rank_m == 0;
+      int it = 0;
+      for (int u = first_unit; u < units; u += unit_step) {
+        int tm, tn;
+        gt_tile_of(u / GT_SPLIT_K, cluster_tiles_m, cluster_tiles_n, tm, tn);
+        const int row0 = (tm * GT_CLUSTER_M + rank_m) * GT_BM;
+        const int col0 = (tn * GT_CLUSTER_N + rank_n) * GT_BN;
+        const int slice = u % GT_SPLIT_K;
+        const int kb_end = (slice + 1) * k_blocks_total / GT_SPLIT_K;
+        for (int kb = slice * k_blocks_total / GT_SPLIT_K; kb < kb_end; ++kb, ++it) {
+          const int s = it % GT_STAGES;
+          const gt_u32 parity = (it / GT_STAGES) & 1;
+          gt_barrier_wait(empty + 8 * s, parity ^ 1);
+          gt_barrier_expect_bytes(full + 8 * s, GT_STAGE_BYTES);
+          if (loads_a) {
+            gt_load_tile<GT_BM, GT_A_MN>(a_tiles + s * GT_A_STAGE_BYTES, &map_a, full + 8 * s, row0, kb * GT_BK, a_mask);
+          }
+          if (loads_b) {
+            gt_load_tile<GT_BN, GT_B_MN>(b_tiles + s * GT_B_STAGE_BYTES, &map_b, full + 8 * s, col0, kb * GT_BK, b_mask);
+          }
+        }
+      }
+    }
+  } else {
+#if GT_CONSUMERS == 1
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 256;");
+#else
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");
+#endif
+    const int consumer = warpgroup - 1;
+    const int lane = threadIdx.x % 32;
+    gt_acc_t acc[GT_M_SLICES][GT_ACC];
+    gt_out_t* c = (gt_out_t*)c_ptr;
+    // Pairs of outputs go out as one store where every pair is aligned.
+    const bool pairs = (ldc % 2) == 0 && ((gt_u64)c_ptr % (2 * sizeof(gt_out_t))) == 0;
+#if GT_PINGPONG
+    const int rows_offset = 0;
+#else
+    const int rows_offset = consumer * GT_WG_M;
+#endif
+    int it = 0, local = 0;
+#if GT_C_TMA
+    int chunks = 0;  // this consumer's C chunks so far, which pick its staging buffer
+#endif
+    for (int u = first_unit; u < units; u += unit_step, ++local) {
+      const int slice = u % GT_SPLIT_K;
+      const int kb_begin = slice * k_blocks_total / GT_SPLIT_K;
+      const int k_blocks = (slice + 1) * k_blocks_total / GT_SPLIT_K - kb_begin;
+#if GT_PINGPONG
+      if (local % GT_CONSUMERS != consumer) {
+        it += k_blocks;  // the other consumer's unit: its stages are not ours to read
+        continue;
+      }
+      // The n-th own tile waits for the other consumer's (n-1)-th (consumer 0's first, nothing).
+      const int own = local / GT_CONSUMERS;
+      gt_barrier_wait(turn + 8 * consumer, (gt_u32)((own & 1) ^ (consumer == 0 ? 1 : 0)));
+#endif
+      int tm, tn;
+      gt_tile_of(u / GT_SPLIT_K, cluster_tiles_m, cluster_tiles_n, tm, tn);
+      const long long row0 = (long long)(tm * GT_CLUSTER_M + rank_m) * GT_BM + rows_offset;
+      const long long col0 = (long long)(tn * GT_CLUSTER_N + rank_n) * GT_BN;
+#pragma unroll
+      for (int ms = 0; ms < GT_M_SLICES; ++ms) {
+#pragma unroll
+        for (int i = 0; i < GT_ACC; ++i) acc[ms][i] = 0;
+      }
+      for (int kb = 0; kb < k_blocks; ++kb, ++it) {
+        const int s = it % GT_STAGES;
+        gt_barrier_wait(full + 8 * s, (it / GT_STAGES) & 1);
+        gt_wgmma_fence();
+        const gt_u32 a_stage = a_tiles + s * GT_A_STAGE_BYTES;
+        const gt_u32 b_stage = b_tiles + s * GT_B_STAGE_BYTES;
+#pragma unroll
+        for (int ks = 0; ks < GT_BK / GT_WK; ++ks) {
+          const gt_u64 db = gt_operand_descriptor<GT_B_MN>(b_stage, 0, ks);
+#pragma unroll
+          for (int ms = 0; ms < GT_M_SLICES; ++ms) {
+            const gt_u64 da = gt_operand_descriptor<GT_A_MN>(a_stage, rows_offset + 64 * ms, ks);
+            gt_wgmma_tile(acc[ms], da, db);
+          }
+        }
+        gt_wgmma_commit();
+#if GT_WGMMA_DEPTH == 1
+        // Keep this k-block's wgmmas in flight; the previous block's are done once at most one
+        // group is pending, and its stage goes back to the producer(s).
+        gt_wgmma_wait<1>();
+        if (kb > 0 && lane == 0) gt_release_stage(empty + 8 * ((it - 1) % GT_STAGES));
+#else
+        // Release the stage as soon as its wgmmas are done; the other consumer (or tile) keeps
+        // the tensor cores busy meanwhile.
+        gt_wgmma_wait<0>();
+        if (lane == 0) gt_release_stage(empty + 8 * s);
+#endif
+      }
+#if GT_PINGPONG
+      if (lane == 0) {
+        asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(turn + 8 * ((consumer + 1) % GT_CONSUMERS))
+                     : "memory");
+      }
+#endif
+#if GT_WGMMA_DEPTH == 1
+      gt_wgmma_wait<0>();
+      if (k_blocks > 0 && lane == 0) gt_release_stage(empty + 8 * ((it - 1) % GT_STAGES));
+#endif
+#if GT_SPLIT_K > 1
+      {
+        const int tile_m = tm * GT_CLUSTER_M + rank_m, tile_n = tn * GT_CLUSTER_N + rank_n;
+        if (row0 >= m || col0 >= n) continue;  // a cluster's tile past the edge: nothing to write
+        const int slot = (tile_m * tiles_n + tile_n) * GT_CONSUMER_SLOTS + (GT_PINGPONG ? 0 : consumer);
+        if (!gt_split_fixup(acc, workspace, tile_counters, slot, tiles_m * tiles_n * GT_CONSUMER_SLOTS, slice,
+                            last_flags + 4 * consumer, consumer)) {
+          continue;  // another slice of this tile finishes it
+        }
+      }
+#endif
+#if GT_C_TMA
+      if (c_tma) {
+#pragma unroll
+        for (int ms = 0; ms < GT_M_SLICES; ++ms) {
+          gt_store_slice_tma(acc[ms], &map_c, c_staging + consumer * 2 * GT_C_CHUNK_BYTES, consumer,
+                             (int)row0 + 64 * ms, (int)col0, alpha, chunks);
+        }
+        continue;
+      }
+#endif
+#pragma unroll
+      for (int ms = 0; ms < GT_M_SLICES; ++ms) {
+        gt_store_slice(acc[ms], c, ldc, m, n, row0 + 64 * ms, col0, alpha, beta, pairs);
+      }
+    }
+#if GT_C_TMA
+    // Shared memory must outlive the stores that read it.
+    if (threadIdx.x % 128 == 0) asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+#endif
+  }
+  // No CTA leaves while a peer may still multicast into its shared memory or arrive on its
+  // barriers.
+  gt_cluster_sync();
+}

@@ -1,0 +1,205 @@
+// Backend "wgmma": gemmtune's Hopper kernels, compiled at run time with NVRTC.
+#include "wgmma_backend.h"
+
+#include <algorithm>
+#include <atomic>
+#include <mutex>
+
+#include "cubin_cache.h"
+#include "cuda_backends.h"
+#include "cuda_check.h"
+#include "cuda_module.h"
+#include "wgmma_config_space.h"
+#include "worker_client.h"
+
+namespace gemmtune::cuda {
+namespace {
+
+std::atomic<std::int64_t> wgmma_compilations{0};
+
+// The tensor maps of one call's pointers. Encoding one takes a few hundred nanoseconds of host
+// time; a kernel called again on the same buffers (a layer's weights and its activation
+// buffer) reuses the last call's.
+struct OperandMaps {
+  const void* a = nullptr;
+  const void* b = nullptr;
+  void* c = nullptr;
+  CUtensorMap map_a{}, map_b{}, map_c{};
+  int c_tma = 0;  // whether map_c holds C (beta == 0 and C is TMA-addressable)
+};
+
+class WgmmaKernel final : public Kernel {
+ public:
+  WgmmaKernel(const Problem& problem, const KernelConfig& config)
+      : problem_(problem), mapping_(wgmma_mapping(problem, config)) {}
+
+  Status load(const CudaInfo& device, const std::string& cubin) {
+    const WgmmaInstance& w = mapping_.instance;
+    GEMMTUNE_RETURN_IF_ERROR(module_.load(device.index, cubin));
+    GEMMTUNE_ASSIGN_OR_RETURN(function_, module_.function("gemmtune_gemm_wgmma", w.shared_bytes()));
+    // A persistent grid: as many CTAs (clusters) as run at once, or as there are tiles.
+    int clusters = device.sm_count / w.cluster_size();
+    if (w.cluster_size() > 1) {
+      CUlaunchConfig launch{};
+      launch.gridDimX = unsigned(clusters * w.cluster_size());
+      launch.gridDimY = launch.gridDimZ = 1;
+      launch.blockDimX = unsigned(w.threads());
+      launch.blockDimY = launch.blockDimZ = 1;
+      launch.sharedMemBytes = unsigned(w.shared_bytes());
+      int active = 0;
+      GEMMTUNE_RETURN_IF_ERROR(check_driver(driver().occupancy_max_active_clusters(&active, function_, &launch),
+                                            "cuOccupancyMaxActiveClusters"));
+      if (active < 1) return unsupported("the device runs no cluster of this kernel at once");
+      clusters = std::min(clusters, active);
+    }
+    const std::int64_t tiles_m = (mapping_.m + w.block_m - 1) / w.block_m;
+    const std::int64_t tiles_n = (mapping_.n + w.block_n - 1) / w.block_n;
+    const std::int64_t cluster_tiles =
+        ((tiles_m + w.cluster_m - 1) / w.cluster_m) * ((tiles_n + w.cluster_n - 1) / w.cluster_n);
+    const std::int64_t units = cluster_tiles * w.split_k;
+    grid_ = unsigned(std::max<std::int64_t>(1, std::min<std::int64_t>(clusters, units)) * w.cluster_size());
+    // Split-k: the slices' partial sums, then one counter a tile (and consumer).
+    partial_bytes_ = std::size_t(w.workspace_bytes(mapping_.m, mapping_.n));
+    return scratch_.allocate(partial_bytes_ + std::size_t(w.counter_count(mapping_.m, mapping_.n)) * sizeof(int));
+  }
+
+  // Enqueues on args.stream and returns. Safe from several threads: the maps of a call are
+  // its own; the cache of the last call's maps is only used when its lock is free.
+  Status run(const GemmArgs& args) override {
+    if (mapping_.m == 0 || mapping_.n == 0) return Status::ok();
+    GEMMTUNE_RETURN_IF_ERROR(module_.make_current());
+    OperandMaps local;
+    const OperandMaps* maps = &local;
+    std::unique_lock<std::mutex> lock(cache_mutex_, std::try_to_lock);
+    if (lock.owns_lock() && cache_.a == args.a && cache_.b == args.b && cache_.c == args.c && cache_.a != nullptr) {
+      maps = &cache_;
+    } else {
+      GEMMTUNE_RETURN_IF_ERROR(encode(args, local));
+      if (lock.owns_lock()) cache_ = local;
+    }
+    const WgmmaInstance& w = mapping_.instance;
+    void* c = args.c;
+    long long m = mapping_.m, n = mapping_.n, k = problem_.k(), ldc = problem_.ldc();
+    float alpha = float(problem_.alpha()), beta = float(problem_.beta());
+    int c_tma = maps->c_tma;
+    void* workspace = scratch_.data();
+    void* counters = workspace != nullptr ? static_cast<char*>(workspace) + partial_bytes_ : nullptr;
+    void* params[] = {const_cast<CUtensorMap*>(&maps->map_a), const_cast<CUtensorMap*>(&maps->map_b),
+                      const_cast<CUtensorMap*>(&maps->map_c), &c, &m, &n, &k, &ldc, &alpha, &beta, &c_tma,
+                      &workspace, &counters};
+    std::unique_lock<std::mutex> turn;
+    if (workspace != nullptr) {
+      GEMMTUNE_ASSIGN_OR_RETURN(turn, scratch_.begin(args.stream));
+    }
+    GEMMTUNE_RETURN_IF_ERROR(check_driver(driver().launch_kernel(function_, grid_, 1, 1, unsigned(w.threads()), 1, 1,
+                                                                 unsigned(w.shared_bytes()),
+                                                                 static_cast<CUstream>(args.stream), params, nullptr),
+                                          "cuLaunchKernel(gemmtune_gemm_wgmma)"));
+    return workspace != nullptr ? scratch_.finish(args.stream) : Status::ok();
+  }
+
+  std::size_t workspace_bytes() const override { return scratch_.bytes(); }
+
+ private:
+  Status encode(const GemmArgs& args, OperandMaps& out) const {
+    WgmmaOperand a = mapping_.a, b = mapping_.b;
+    const bool swap = mapping_.instance.c_transposed;
+    a.data = swap ? args.b : args.a;
+    b.data = swap ? args.a : args.b;
+    for (auto [operand, map, name] : {std::tuple{&a, &out.map_a, "A'"}, std::tuple{&b, &out.map_b, "B'"}}) {
+      const std::string why = encode_wgmma_operand_map(*operand, map);
+      if (!why.empty()) return unsupported(std::string("wgmma kernel cannot load operand ") + name + ": " + why);
+    }
+    out.c_tma = mapping_.instance.c_tma && problem_.beta() == 0.0 &&
+                encode_wgmma_output_map(args.c, mapping_.instance.out_code, mapping_.m, mapping_.n, problem_.ldc(),
+                                        &out.map_c)
+                    .empty();
+    out.a = args.a;
+    out.b = args.b;
+    out.c = args.c;
+    return Status::ok();
+  }
+
+  const Problem problem_;
+  const WgmmaMapping mapping_;
+  CudaModule module_;
+  CUfunction function_ = nullptr;
+  unsigned grid_ = 0;
+  std::mutex cache_mutex_;
+  OperandMaps cache_;
+  std::size_t partial_bytes_ = 0;
+  SerializedScratch scratch_;  // split-k partial sums and tile counters
+};
+
+class WgmmaBackend final : public Backend {
+ public:
+  explicit WgmmaBackend(const CudaInfo& device) : device_(device) {}
+
+  std::string_view name() const override { return "wgmma"; }
+  std::string version() const override { return wgmma_backend_version(); }
+  std::int64_t compilations() const override { return wgmma_compilations.load(); }
+
+  std::vector<KernelConfig> configs(const Problem& problem, SearchSpace space) const override {
+    return wgmma_configs(problem, space, device_);
+  }
+
+  Status can_implement(const Problem& problem, const KernelConfig& config) const override {
+    return wgmma_can_implement(problem, config, device_);
+  }
+
+  Result<std::unique_ptr<Kernel>> prepare(const Problem& problem, const KernelConfig& config) const override {
+    GEMMTUNE_ASSIGN_OR_RETURN(CubinArtifact artifact, compile_gemm_wgmma(problem, config, device_));
+    // A freshly compiled kernel first runs in a worker process, so a crash or hang there
+    // cannot poison this process's context.
+    if (!in_worker()) GEMMTUNE_RETURN_IF_ERROR(verify_in_worker(device_.index, problem, "wgmma", config));
+    auto kernel = std::make_unique<WgmmaKernel>(problem, config);
+    Status loaded = kernel->load(device_, artifact.cubin);
+    if (!loaded.is_ok() && artifact.from_cache) {
+      // The entry passed its checksum yet the driver rejects it: drop it and compile afresh.
+      forget_cubin(artifact.key);
+      GEMMTUNE_ASSIGN_OR_RETURN(artifact, compile_gemm_wgmma(problem, config, device_, /*recompile=*/true));
+      kernel = std::make_unique<WgmmaKernel>(problem, config);
+      loaded = kernel->load(device_, artifact.cubin);
+    }
+    GEMMTUNE_RETURN_IF_ERROR(loaded);
+    return std::unique_ptr<Kernel>(std::move(kernel));
+  }
+
+ private:
+  const CudaInfo device_;
+};
+
+}  // namespace
+
+std::string wgmma_backend_version() {
+  // The prelude of one instance stands for the generator: an edit of how it writes the
+  // instruction changes it.
+  static const std::string version =
+      "gemm_wgmma-" +
+      to_hex(sha256(std::string(gemm_wgmma_source()) + wgmma_kernel_source(WgmmaInstance{}, ""))).substr(0, 16);
+  return version;
+}
+
+Status wgmma_can_implement(const Problem& problem, const KernelConfig& config, const CudaInfo& device) {
+  GEMMTUNE_RETURN_IF_ERROR(check_wgmma_problem(problem));
+  GEMMTUNE_RETURN_IF_ERROR(check_wgmma_config_shape(config, problem));
+  return check_wgmma_limits(config, problem, device);
+}
+
+Result<CubinArtifact> compile_gemm_wgmma(const Problem& problem, const KernelConfig& config, const CudaInfo& device,
+                                         bool recompile) {
+  GEMMTUNE_RETURN_IF_ERROR(wgmma_can_implement(problem, config, device));
+  const WgmmaInstance instance = wgmma_mapping(problem, config).instance;
+  auto artifact = obtain_cubin(wgmma_kernel_source(instance, gemm_wgmma_source()),
+                               wgmma_kernel_options(instance, device.arch()), recompile);
+  if (!artifact.is_ok()) {
+    return Status(artifact.status().code(), "compiling wgmma " + config.to_string() + " for " + problem.describe() +
+                                                ": " + artifact.status().message());
+  }
+  if (!artifact->from_cache) ++wgmma_compilations;
+  return artifact;
+}
+
+std::unique_ptr<Backend> make_wgmma_backend(const CudaInfo& device) { return std::make_unique<WgmmaBackend>(device); }
+
+}  // namespace gemmtune::cuda

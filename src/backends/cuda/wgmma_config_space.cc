@@ -1,0 +1,282 @@
+#include "wgmma_config_space.h"
+
+#include <algorithm>
+#include <string>
+
+#include "../../core/config_space.h"
+#include "kernel_dtype_codes.h"
+
+namespace gemmtune::cuda {
+namespace {
+
+// wgmma's m is a 64-row slice of one warpgroup; its n runs from 8 to 256 in steps of 8.
+constexpr int kSliceRows = 64;
+constexpr int kMinBlockN = 8;
+constexpr int kMaxBlock = 256;  // also TMA's largest box edge
+// An n-major B' tile is loaded in chunks of 64 columns (one 128-byte swizzle row of 16-bit
+// elements), so its width is whole chunks.
+constexpr int kMnChunk = 64;
+// Accumulators a consumer thread holds: with setmaxnreg giving consumers 232 registers, 128
+// accumulators leave room for addresses and the epilogue (more spilled in the probes).
+constexpr int kMaxAccumulatorsPerThread = 128;
+// More stages than this bought nothing measurable on the H100 (bench/results/).
+constexpr int kMaxStages = 8;
+constexpr int kMinStages = 2;
+// Slices of k a tile may be split into; split variants are offered where the grid has fewer
+// tiles than this fraction of the SMs, each slice keeping at least kMinSplitBlocks k-blocks.
+constexpr int kMaxSplitK = 8;
+constexpr int kMinSplitBlocks = 4;
+constexpr double kSplitBelowSmFraction = 0.75;
+// Swapped variants are offered below this many rows of C: there a CTA tile of 64+ rows along
+// m would be mostly padding, while n' = m can be as narrow as 8.
+constexpr std::int64_t kSwapBelowM = 256;
+
+std::string text(std::int64_t value) { return std::to_string(value); }
+
+int consumers_of(const KernelConfig& c) { return c.warps / 4 - 1; }
+
+// Rows of the tile one consumer warpgroup owns.
+int rows_per_consumer(const KernelConfig& c) {
+  return c.pingpong ? c.block_m : c.block_m / std::max(1, consumers_of(c));
+}
+
+int cluster(std::int32_t extent) { return std::max<std::int32_t>(extent, 1); }
+
+bool b_prime_n_major(const Problem& p, bool swap) {
+  // B' = B (n × k) or, swapped, Aᵀ: n-major when the user's operand is contiguous along n (m).
+  return swap ? p.a_layout() == Layout::col_major : p.b_layout() == Layout::row_major;
+}
+
+// The instance with its shared memory fitted: the TMA-store epilogue's staging where the tile
+// allows it, and the stages the config asks for.
+WgmmaInstance instance_of(const Problem& p, const KernelConfig& c) {
+  WgmmaInstance w;
+  const bool swap = c.swap_ab != 0;
+  w.in_code = input_code(p.a_type());
+  w.out_code = output_code(p.c_type());
+  w.a_mn = swap ? p.b_layout() == Layout::row_major : p.a_layout() == Layout::col_major;
+  w.b_mn = b_prime_n_major(p, swap);
+  w.c_transposed = swap;
+  w.block_m = c.block_m;
+  w.block_n = c.block_n;
+  w.stages = c.stages;
+  w.consumers = consumers_of(c);
+  w.pingpong = c.pingpong != 0;
+  w.cluster_m = cluster(c.cluster_m);
+  w.cluster_n = cluster(c.cluster_n);
+  w.group_m = std::max(1, c.group_m);
+  w.c_tma = w.c_tma_possible();
+  w.split_k = std::max(1, c.split_k);
+  return w;
+}
+
+KernelConfig scaled(const KernelConfig& entry, const Problem& p, const CudaInfo& device) {
+  KernelConfig c = entry;
+  const bool swap = c.swap_ab != 0;
+  const std::int64_t m = swap ? p.n() : p.m(), n = swap ? p.m() : p.n();
+  const int per_consumer_rows = kSliceRows * (c.pingpong ? 1 : std::max(1, consumers_of(c)));
+  c.block_m = scale_block_to_dim(entry.block_m, m, per_consumer_rows);
+  c.block_n = scale_block_to_dim(entry.block_n, n, b_prime_n_major(p, swap) ? kMnChunk : kMinBlockN);
+  c.block_k = wgmma_block_k(p.a_type());
+  if (c.group_m == 0) c.group_m = kWgmmaGroupM;
+  // A cluster along a dim of one tile would pair each CTA with one that computes only padding.
+  if ((m + c.block_m - 1) / c.block_m < 2) c.cluster_m = 1;
+  if ((n + c.block_n - 1) / c.block_n < 2) c.cluster_n = 1;
+  // Smaller tiles leave room for more stages; a stage count that no longer fits is lowered.
+  while (c.stages > kMinStages && instance_of(p, c).shared_bytes() > device.shared_memory_per_block_optin) --c.stages;
+  return c;
+}
+
+}  // namespace
+
+const std::vector<WgmmaListEntry>& wgmma_default_list() {
+  // {block_m, block_n, stages, consumers, pingpong, cluster_m, cluster_n, swap_ab}. Measured on
+  // the H100 (bench/results/2026-11-25-h100-wgmma.md): 128×256 cooperative tiles are the
+  // fastest from m = 1024 up; ping-pong and 128-wide tiles make more tiles for mid m; swapped
+  // tiles put a small m into wgmma's n.
+  static const std::vector<WgmmaListEntry> list = {
+      {128, 256, 4, 2, false, 1, 1, false}, {128, 256, 4, 2, false, 2, 1, false}, {128, 256, 4, 2, false, 1, 2, false},
+      {256, 128, 4, 2, false, 1, 1, false}, {256, 128, 4, 2, false, 2, 1, false}, {128, 192, 4, 2, false, 1, 1, false},
+      {128, 128, 6, 2, true, 1, 1, false},  {64, 256, 4, 2, true, 1, 1, false},   {128, 128, 6, 2, false, 1, 1, false},
+      {64, 128, 8, 2, true, 1, 1, false},   {128, 64, 8, 2, false, 1, 1, false},  {64, 64, 8, 1, false, 1, 1, false},
+      {128, 64, 8, 2, false, 1, 1, true},   {128, 32, 8, 2, false, 1, 1, true},   {64, 64, 8, 2, true, 1, 1, true},
+      {128, 128, 6, 2, true, 1, 1, true},   {256, 64, 5, 2, false, 1, 1, true},   {64, 32, 8, 1, false, 1, 1, true},
+  };
+  return list;
+}
+
+std::vector<WgmmaListEntry> wgmma_exhaustive_entries() {
+  struct Team {
+    int consumers;
+    bool pingpong;
+  };
+  std::vector<WgmmaListEntry> entries;
+  for (bool swap : {false, true})
+    for (int bm : {64, 128, 256})
+      for (int bn : swap ? std::vector<int>{16, 32, 64, 128} : std::vector<int>{64, 128, 192, 256})
+        for (Team team : {Team{1, false}, Team{2, false}, Team{2, true}})
+          for (auto [cm, cn] : {std::pair{1, 1}, std::pair{2, 1}, std::pair{1, 2}})
+            for (int stages : {3, 4, 6, 8}) entries.push_back({bm, bn, stages, team.consumers, team.pingpong, cm, cn, swap});
+  return entries;
+}
+
+KernelConfig wgmma_list_config(const WgmmaListEntry& e) {
+  KernelConfig c;
+  c.block_m = e.block_m;
+  c.block_n = e.block_n;
+  c.stages = e.stages;
+  c.warps = 4 * (e.consumers + 1);
+  c.pingpong = e.pingpong ? 1 : 0;
+  c.cluster_m = e.cluster_m;
+  c.cluster_n = e.cluster_n;
+  c.swap_ab = e.swap_ab ? 1 : 0;
+  c.group_m = kWgmmaGroupM;
+  return c;
+}
+
+int wgmma_block_k(DType input) { return 128 / int(dtype_size(input)); }
+
+WgmmaMapping wgmma_mapping(const Problem& p, const KernelConfig& c, const void* a, const void* b) {
+  WgmmaMapping map;
+  map.instance = instance_of(p, c);
+  const int in = map.instance.in_code;
+  // The user's A (m × k) and B as an n × k operand; swapped, A' = Bᵀ and B' = Aᵀ.
+  const WgmmaOperand user_a{a, in, p.a_layout() == Layout::col_major, p.m(), p.k(), p.lda(), 0};
+  const WgmmaOperand user_b{b, in, p.b_layout() == Layout::row_major, p.n(), p.k(), p.ldb(), 0};
+  const bool swap = c.swap_ab != 0;
+  map.a = swap ? user_b : user_a;
+  map.b = swap ? user_a : user_b;
+  map.a.tile_rows = c.block_m;
+  map.b.tile_rows = c.block_n;
+  map.m = swap ? p.n() : p.m();
+  map.n = swap ? p.m() : p.n();
+  return map;
+}
+
+Status check_wgmma_problem(const Problem& p) {
+  const bool k_major = p.a_layout() == Layout::row_major && p.b_layout() == Layout::col_major;
+  switch (p.a_type()) {
+    case DType::f16:
+    case DType::bf16:
+      break;
+    case DType::f32:
+      if (!p.allow_tf32()) return unsupported("f32 without TF32 has no tensor-core path; cublaslt covers it");
+      [[fallthrough]];
+    case DType::s8:
+      // wgmma reads 32-bit (TF32) and 8-bit operands from shared memory k-major only.
+      if (!k_major) {
+        return unsupported("wgmma reads " + std::string(dtype_name(p.a_type())) + " operands k-major only (layout nt); " +
+                           "this problem is " + p.layout_letters());
+      }
+      break;
+    default:
+      return unsupported("no wgmma template for " + std::string(dtype_name(p.a_type())) + " inputs");
+  }
+  // TMA addresses each operand by its leading dimension in bytes.
+  const int in = input_code(p.a_type());
+  const std::string a_why = wgmma_operand_problem(WgmmaOperand{nullptr, in, false, p.m(), p.k(), p.lda(), 0});
+  if (!a_why.empty()) return unsupported("TMA cannot load A: " + a_why);
+  const std::string b_why = wgmma_operand_problem(WgmmaOperand{nullptr, in, false, p.n(), p.k(), p.ldb(), 0});
+  if (!b_why.empty()) return unsupported("TMA cannot load B: " + b_why);
+  // Tile coordinates are 32-bit in the kernel and in TMA.
+  if (std::max({p.m(), p.n(), p.k()}) >= (std::int64_t(1) << 31)) return unsupported("a dim is 2^31 or more");
+  return Status::ok();
+}
+
+Status check_wgmma_config_shape(const KernelConfig& c, const Problem& p) {
+  if (c.algo != 0 || c.micro_m != 0 || c.micro_n != 0 || c.threads != 0 || c.isa != 0) {
+    return invalid_argument("algo, micro_m, micro_n, threads and isa are not wgmma fields");
+  }
+  const std::int64_t k_blocks = (p.k() + wgmma_block_k(p.a_type()) - 1) / wgmma_block_k(p.a_type());
+  if (c.split_k < 0 || c.split_k > kMaxSplitK || (c.split_k > 1 && c.split_k > k_blocks)) {
+    return unsupported("split_k must be in [1, " + text(kMaxSplitK) + "] and at most the " + text(k_blocks) +
+                       " k-blocks of the problem");
+  }
+  if (c.warps != 8 && c.warps != 12) return unsupported("warps must be 8 or 12 (a producer and 1 or 2 consumer warpgroups)");
+  if (c.pingpong != 0 && (c.pingpong != 1 || consumers_of(c) != 2)) {
+    return unsupported("ping-pong takes 2 consumer warpgroups (pp=1, warps=12)");
+  }
+  if (c.swap_ab != 0 && c.swap_ab != 1) return invalid_argument("swap must be 0 or 1");
+  if (c.block_k != wgmma_block_k(p.a_type())) {
+    return unsupported("block_k must be " + text(wgmma_block_k(p.a_type())) + " for " +
+                       std::string(dtype_name(p.a_type())) + " (one 128-byte swizzle row of k a stage)");
+  }
+  const int rows = rows_per_consumer(c);
+  if (c.block_m <= 0 || c.block_m > kMaxBlock || rows % kSliceRows != 0 || rows == 0) {
+    return unsupported("block_m " + text(c.block_m) + " must give each consumer whole 64-row wgmma slices (up to 256)");
+  }
+  if (c.block_n < kMinBlockN || c.block_n > kMaxBlock || c.block_n % 8 != 0) {
+    return unsupported("block_n " + text(c.block_n) + " is not a wgmma n (8 to 256 in steps of 8)");
+  }
+  if (b_prime_n_major(p, c.swap_ab != 0) && c.block_n % kMnChunk != 0) {
+    return unsupported("an n-major B tile is whole 64-column chunks; block_n is " + text(c.block_n));
+  }
+  if (c.stages < kMinStages || c.stages > kMaxStages) {
+    return unsupported("stages must be in [" + text(kMinStages) + ", " + text(kMaxStages) + "]");
+  }
+  if (c.group_m < 1) return invalid_argument("group_m must be >= 1");
+  for (std::int32_t extent : {c.cluster_m, c.cluster_n}) {
+    if (extent < 0 || extent > 2) return unsupported("cluster extents must be 1 or 2");
+  }
+  if (cluster(c.cluster_m) * cluster(c.cluster_n) > 2) return unsupported("clusters of 2 CTAs at most");
+  const int accumulators = rows / kSliceRows * c.block_n / 2;
+  if (accumulators > kMaxAccumulatorsPerThread) {
+    return unsupported(text(accumulators) + " accumulators per consumer thread would spill (bound " +
+                       text(kMaxAccumulatorsPerThread) + ")");
+  }
+  return Status::ok();
+}
+
+Status check_wgmma_limits(const KernelConfig& c, const Problem& p, const CudaInfo& device) {
+  // wgmma, setmaxnreg and the sm_90a target exist on compute capability 9.0 only.
+  if (device.cc_major != 9 || device.cc_minor != 0) {
+    return unsupported("wgmma needs compute capability 9.0 (sm_90a); the device has " + text(device.cc_major) + "." +
+                       text(device.cc_minor));
+  }
+  const WgmmaInstance w = instance_of(p, c);
+  if (w.threads() > device.max_threads_per_block) {
+    return unsupported(text(w.threads()) + " threads exceed the device's " + text(device.max_threads_per_block));
+  }
+  if (w.shared_bytes() > device.shared_memory_per_block_optin) {
+    return unsupported("needs " + text(w.shared_bytes()) + " bytes of shared memory, the device allows " +
+                       text(device.shared_memory_per_block_optin) + " per block");
+  }
+  return Status::ok();
+}
+
+std::vector<KernelConfig> wgmma_configs(const Problem& p, SearchSpace space, const CudaInfo& device) {
+  if (!check_wgmma_problem(p).is_ok()) return {};
+  std::vector<WgmmaListEntry> entries =
+      space == SearchSpace::exhaustive ? wgmma_exhaustive_entries() : wgmma_default_list();
+  std::vector<KernelConfig> configs;
+  auto offer = [&](const KernelConfig& c) {
+    if (check_wgmma_config_shape(c, p).is_ok() && check_wgmma_limits(c, p, device).is_ok()) configs.push_back(c);
+  };
+  // Below kSwapBelowM rows the swapped tiles are the ones that fit, so they come first and are
+  // the last the cap would cut.
+  const bool small_m = p.m() < kSwapBelowM;
+  std::vector<KernelConfig> bases;
+  for (bool swapped : {small_m, !small_m}) {
+    for (const WgmmaListEntry& entry : entries) {
+      if (entry.swap_ab != swapped || (entry.swap_ab && !small_m)) continue;
+      bases.push_back(scaled(wgmma_list_config(entry), p, device));
+    }
+  }
+  for (const KernelConfig& c : bases) offer(c);
+  // Too few tiles to fill the SMs: slices of k make more work units, each finished through the
+  // workspace by the tile's last slice.
+  const std::int64_t k_blocks = (p.k() + wgmma_block_k(p.a_type()) - 1) / wgmma_block_k(p.a_type());
+  for (KernelConfig c : bases) {
+    const WgmmaMapping map = wgmma_mapping(p, c);
+    const std::int64_t tiles = ((map.m + c.block_m - 1) / c.block_m) * ((map.n + c.block_n - 1) / c.block_n);
+    if (double(tiles) >= kSplitBelowSmFraction * device.sm_count) continue;
+    for (int split : {2, 4, 8}) {
+      if (k_blocks < std::int64_t(split) * kMinSplitBlocks || tiles * (split / 2) >= device.sm_count) continue;
+      c.split_k = split;
+      offer(c);
+    }
+  }
+  return dedup_and_cap(configs, space == SearchSpace::exhaustive ? kWgmmaExhaustiveCap : kWgmmaDefaultCap);
+}
+
+}  // namespace gemmtune::cuda

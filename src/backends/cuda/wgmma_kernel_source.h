@@ -1,0 +1,64 @@
+// The text NVRTC compiles for one instantiation of the Hopper template (kernels/gemm_wgmma.cuh):
+// a prelude with the one wgmma instruction the instance issues, then the template, and the -D
+// macros that set the rest. Plain values only, so the backend, its tests and the probes in
+// bench/probes/wgmma build it without the rest of gemmtune.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gemmtune::cuda {
+
+// The kernel's own problem and config (after any swap of A and B), as the template's macros.
+struct WgmmaInstance {
+  int in_code = 1;   // GT_IN: 0 f16, 1 bf16, 2 f32 computed as TF32, 3 s8
+  int out_code = 0;  // GT_OUT: 0 f32, 1 f16, 2 bf16, 3 s32
+  bool a_mn = false, b_mn = false;  // A' m-contiguous, B' n-contiguous (16-bit inputs only)
+  bool c_transposed = false;        // C'(i, j) at c[j·ldc + i]
+  int block_m = 128, block_n = 128;
+  int stages = 4;
+  int consumers = 2;      // consumer warpgroups
+  bool pingpong = false;  // consumers take whole tiles in turn instead of splitting each
+  int cluster_m = 1, cluster_n = 1;
+  int group_m = 8;
+  int wgmma_depth = 1;  // k-blocks of wgmmas left in flight (0 or 1)
+  int split_k = 1;      // slices of k per tile, finished by the last slice through a workspace
+  // The epilogue may stage C in shared memory and store it with TMA (row-major C', block_n
+  // whole 128-byte chunks); the kernel still falls back to direct stores when beta != 0.
+  bool c_tma = false;
+
+  int threads() const { return 128 * (consumers + 1); }
+  // Workspace of the split-k partial sums and the per-tile counters, for a kernel m' × n'.
+  std::int64_t workspace_bytes(std::int64_t m, std::int64_t n) const {
+    if (split_k <= 1) return 0;
+    const std::int64_t tiles = ((m + block_m - 1) / block_m) * ((n + block_n - 1) / block_n);
+    return std::int64_t(split_k) * tiles * block_m * block_n * 4;
+  }
+  std::int64_t counter_count(std::int64_t m, std::int64_t n) const {
+    const std::int64_t tiles = ((m + block_m - 1) / block_m) * ((n + block_n - 1) / block_n);
+    return split_k <= 1 ? 0 : tiles * (pingpong ? 1 : consumers);
+  }
+  int cluster_size() const { return cluster_m * cluster_n; }
+  int output_bytes() const { return out_code == 1 || out_code == 2 ? 2 : 4; }
+  // Whether the TMA-store epilogue can serve this instance.
+  bool c_tma_possible() const { return !c_transposed && block_n % (128 / output_bytes()) == 0; }
+  // Dynamic shared memory: the stage ring, two 8 KB C staging buffers per consumer with the
+  // TMA-store epilogue, the barriers (two a stage, two for the ping-pong turns), the split-k
+  // flags (a word a consumer), and 1 KB to align the ring to the swizzle's 1024-byte period.
+  int shared_bytes() const {
+    return stages * (block_m + block_n) * 128 + (c_tma ? consumers * 2 * 64 * 128 : 0) + stages * 16 + 16 + 8 + 1024;
+  }
+};
+
+// Element bytes of an input code.
+int wgmma_input_bytes(int in_code);
+
+// The prelude (gt_wgmma_tile for this instance) followed by `template_text`.
+std::string wgmma_kernel_source(const WgmmaInstance& instance, std::string_view template_text);
+
+// NVRTC options: arch, language, the template's macros.
+std::vector<std::string> wgmma_kernel_options(const WgmmaInstance& instance, const std::string& arch);
+
+}  // namespace gemmtune::cuda

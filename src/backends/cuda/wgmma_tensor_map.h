@@ -1,0 +1,36 @@
+// TMA tensor maps of the Hopper template's operands: made on the host per operand pointer and
+// passed to the kernel by value. Plain values only, like wgmma_kernel_source.h, so the probes
+// in bench/probes/wgmma use the same code as the backend.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <cuda.h>
+
+namespace gemmtune::cuda {
+
+// One operand of the kernel as a 2-D matrix of `rows` × `k` elements (rows: m for A', n for B').
+struct WgmmaOperand {
+  const void* data = nullptr;
+  int in_code = 1;         // element type, as WgmmaInstance::in_code
+  bool mn_major = false;   // rows contiguous (ld between k), else k contiguous (ld between rows)
+  std::int64_t rows = 0, k = 0, ld = 0;
+  int tile_rows = 128;     // rows of the CTA tile this operand fills per stage
+};
+
+// Why TMA cannot address the operand (as a sentence), or "" when it can: a stride that is not a
+// multiple of 16 bytes, a base address not 16-byte aligned, dims past TMA's limits.
+std::string wgmma_operand_problem(const WgmmaOperand& operand);
+
+// Encodes the operand's map with the 128B swizzle the template reads (cuTensorMapEncodeTiled,
+// resolved from the driver at run time). Returns "" on success, else what failed.
+std::string encode_wgmma_operand_map(const WgmmaOperand& operand, CUtensorMap* map);
+
+// The kernel's C' (row-major: m rows of n, ld between rows) for the TMA-store epilogue: boxes of
+// one m64 slice × 128 bytes of columns, 128B-swizzled. "" on success, else why C cannot be
+// mapped (the kernel then stores directly).
+std::string encode_wgmma_output_map(void* data, int out_code, std::int64_t m, std::int64_t n, std::int64_t ld,
+                                    CUtensorMap* map);
+
+}  // namespace gemmtune::cuda

@@ -1,0 +1,86 @@
+// The Hopper template compiles with NVRTC for sm_90a (no GPU needed) in every dtype, layout
+// and kind of config, to wgmma (HGMMA / IGMMA in the SASS) without spills.
+#include <gtest/gtest.h>
+
+#include "backends/cuda/wgmma_backend.h"
+#include "backends/cuda/wgmma_config_space.h"
+#include "cuda/compile_helpers.h"
+#include "cuda/h100.h"
+
+namespace gemmtune::cuda {
+namespace {
+
+using testing::CompileJob;
+using testing::h100;
+
+Problem make(std::int64_t m, std::int64_t n, std::int64_t k, DType type, const char* layout, DType out) {
+  ProblemSpec spec = Problem::create(m, n, k, type, layout)->spec();
+  spec.c_type = out;
+  spec.allow_tf32 = type == DType::f32;
+  return *Problem::create(spec);
+}
+
+// The first offered config with the given traits.
+KernelConfig pick(const Problem& p, int pingpong, int cluster_m, int cluster_n, int swap) {
+  for (const KernelConfig& c : wgmma_configs(p, SearchSpace::default_space, h100())) {
+    if (c.pingpong == pingpong && std::max(c.cluster_m, 1) == cluster_m && std::max(c.cluster_n, 1) == cluster_n &&
+        c.swap_ab == swap) {
+      return c;
+    }
+  }
+  ADD_FAILURE() << "no config with pp=" << pingpong << " cm=" << cluster_m << " cn=" << cluster_n << " swap=" << swap
+                << " for " << p.describe();
+  return {};
+}
+
+TEST(WgmmaCompile, EveryDtypeLayoutAndKindOfConfigCompilesToWgmmaWithoutSpills) {
+  testing::use_fresh_cubin_cache();
+  const Problem bf16_nt = make(4096, 4096, 4096, DType::bf16, "nt", DType::bf16);
+  const Problem f16_tn = make(1000, 1032, 520, DType::f16, "tn", DType::f32);
+  const Problem bf16_nn = make(2048, 1024, 4096, DType::bf16, "nn", DType::f32);
+  const Problem f16_small = make(8, 4096, 4096, DType::f16, "tt", DType::f16);
+  const Problem s8 = make(1024, 4096, 4096, DType::s8, "nt", DType::s32);
+  const Problem tf32 = make(1024, 1024, 1024, DType::f32, "nt", DType::f32);
+  const std::vector<CompileJob> jobs = {
+      {bf16_nt, pick(bf16_nt, 0, 1, 1, 0)},  {bf16_nt, pick(bf16_nt, 0, 2, 1, 0)},
+      {f16_tn, pick(f16_tn, 1, 1, 1, 0)},    {bf16_nn, pick(bf16_nn, 0, 1, 2, 0)},
+      {f16_small, pick(f16_small, 0, 1, 1, 1)}, {s8, pick(s8, 0, 1, 1, 0)},
+      {tf32, pick(tf32, 1, 1, 1, 0)},
+  };
+  const auto outcomes = testing::compile_all(jobs, h100(), &compile_gemm_wgmma);
+  const std::string cuobjdump = testing::find_cuobjdump();
+  if (cuobjdump.empty()) {
+    std::printf("note: no cuobjdump in this toolkit; checking only that each cubin is an ELF naming the kernel, "
+                "not that its SASS has GMMA\n");
+  }
+  int compiled = 0;
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    const std::string what = jobs[i].config.to_string() + " for " + jobs[i].problem.describe();
+    ASSERT_TRUE(outcomes[i].artifact.is_ok()) << what << ": " << outcomes[i].artifact.status().message();
+    const std::string& cubin = outcomes[i].artifact->cubin;
+    EXPECT_TRUE(testing::looks_like_gemm_cubin(cubin)) << what;
+    if (!cuobjdump.empty()) {
+      const std::string sass = testing::sass_of(cubin, cuobjdump);
+      EXPECT_NE(sass.find("GMMA"), std::string::npos) << what << " has no wgmma in its SASS";
+      EXPECT_EQ(sass.find("LDL"), std::string::npos) << what << " spills to local memory";
+    }
+    ++compiled;
+  }
+  EXPECT_EQ(compiled, 7);
+}
+
+TEST(WgmmaCompile, ASecondCompileOfTheSameInstanceComesFromTheCache) {
+  testing::use_fresh_cubin_cache();
+  const Problem p = make(256, 256, 256, DType::bf16, "nt", DType::bf16);
+  const KernelConfig c = wgmma_configs(p, SearchSpace::default_space, h100()).at(0);
+  auto first = compile_gemm_wgmma(p, c, h100());
+  ASSERT_TRUE(first.is_ok()) << first.status().message();
+  EXPECT_FALSE(first->from_cache);
+  auto second = compile_gemm_wgmma(p, c, h100());
+  ASSERT_TRUE(second.is_ok());
+  EXPECT_TRUE(second->from_cache);
+  EXPECT_EQ(first->cubin, second->cubin);
+}
+
+}  // namespace
+}  // namespace gemmtune::cuda

@@ -1,0 +1,177 @@
+// The Hopper template's config space, pruning reasons, problem mapping and instruction prelude;
+// none of it needs a GPU.
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include <set>
+
+#include "backends/cuda/wgmma_backend.h"
+#include "backends/cuda/wgmma_config_space.h"
+#include "core/config_space.h"
+#include "cuda/h100.h"
+
+namespace gemmtune::cuda {
+namespace {
+
+using testing::h100;
+
+Problem make(std::int64_t m, std::int64_t n, std::int64_t k, DType type, const char* layout = "nt") {
+  ProblemSpec spec = Problem::create(m, n, k, type, layout)->spec();
+  spec.allow_tf32 = type == DType::f32;
+  return *Problem::create(spec);
+}
+
+KernelConfig config_of(const WgmmaListEntry& e, DType type) {
+  KernelConfig c = wgmma_list_config(e);
+  c.block_k = wgmma_block_k(type);
+  return c;
+}
+
+TEST(WgmmaConfigSpace, NamedListsHaveTheirRowCounts) {
+  EXPECT_EQ(wgmma_default_list().size(), 18u);
+  // swap × block_m × block_n × (1, 2 cooperative, 2 ping-pong consumers) × clusters × stages
+  EXPECT_EQ(wgmma_exhaustive_entries().size(), 2u * 3 * 4 * 3 * 3 * 4);
+}
+
+TEST(WgmmaConfigSpace, EveryDefaultRowRunsALargeProblemOfEveryDtype) {
+  int checked = 0;
+  for (DType type : {DType::f16, DType::bf16, DType::s8, DType::f32}) {
+    const Problem p = make(4096, 4096, 4096, type);
+    for (const WgmmaListEntry& e : wgmma_default_list()) {
+      const KernelConfig c = config_of(e, type);
+      const Status s = wgmma_can_implement(p, c, h100());
+      EXPECT_TRUE(s.is_ok()) << c.to_string() << " for " << p.describe() << ": " << s.message();
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, 4 * 18);
+}
+
+TEST(WgmmaConfigSpace, LargeProblemsGetTheUnswappedListAndSmallMTheSwappedRowsToo) {
+  const auto large = wgmma_configs(make(4096, 4096, 4096, DType::bf16), SearchSpace::default_space, h100());
+  EXPECT_EQ(large.size(), 12u);
+  for (const KernelConfig& c : large) EXPECT_EQ(c.swap_ab, 0) << c.to_string();
+
+  const auto small = wgmma_configs(make(8, 4096, 4096, DType::bf16), SearchSpace::default_space, h100());
+  int swapped = 0;
+  for (const KernelConfig& c : small) {
+    if (c.swap_ab == 0) continue;
+    ++swapped;
+    EXPECT_EQ(c.block_n, 8) << "n' = m = 8: " << c.to_string();
+  }
+  EXPECT_GE(swapped, 4);
+}
+
+TEST(WgmmaConfigSpace, TilesShrinkToTheProblemAndStagesGrowIntoTheFreedSharedMemory) {
+  for (const KernelConfig& c : wgmma_configs(make(100, 72, 1000, DType::f16), SearchSpace::default_space, h100())) {
+    const std::int64_t m = c.swap_ab ? 72 : 100, n = c.swap_ab ? 100 : 72;
+    EXPECT_LE(c.block_n, std::max<std::int64_t>(8, next_power_of_2(n))) << c.to_string();
+    EXPECT_LE(c.block_m, std::max<std::int64_t>(128, next_power_of_2(m))) << c.to_string();
+    EXPECT_TRUE(wgmma_can_implement(make(100, 72, 1000, DType::f16), c, h100()).is_ok()) << c.to_string();
+  }
+}
+
+TEST(WgmmaConfigSpace, UnsupportedProblemsAndConfigsSayWhy) {
+  const KernelConfig c = config_of(wgmma_default_list()[0], DType::bf16);
+  auto reason = [&](const Problem& p, const KernelConfig& config, const CudaInfo& device = h100()) {
+    const Status s = wgmma_can_implement(p, config, device);
+    EXPECT_EQ(s.code(), ErrorCode::unsupported) << p.describe() << " " << config.to_string();
+    return s.message();
+  };
+  KernelConfig s8 = c;
+  s8.block_k = 128;
+  EXPECT_NE(reason(make(256, 256, 256, DType::s8, "nn"), s8).find("k-major only"), std::string::npos);
+  ProblemSpec plain_f32 = make(256, 256, 256, DType::f32).spec();
+  plain_f32.allow_tf32 = false;
+  EXPECT_NE(reason(*Problem::create(plain_f32), c).find("without TF32"), std::string::npos);
+  ProblemSpec odd = make(100, 256, 100, DType::bf16).spec();  // lda = 100 elements: 200 bytes
+  EXPECT_NE(reason(*Problem::create(odd), c).find("16 bytes TMA needs"), std::string::npos);
+  CudaInfo ampere = h100();
+  ampere.cc_major = 8;
+  EXPECT_NE(reason(make(256, 256, 256, DType::bf16), c, ampere).find("compute capability 9.0"), std::string::npos);
+  KernelConfig deep = c;
+  deep.stages = 6;  // 6 × 48 KB of 128×256 tiles
+  EXPECT_NE(reason(make(4096, 4096, 4096, DType::bf16), deep).find("shared memory"), std::string::npos);
+  KernelConfig wide = c;
+  wide.block_m = 256;  // two consumers of 128 rows × 256 columns: 256 accumulators each
+  EXPECT_NE(reason(make(4096, 4096, 4096, DType::bf16), wide).find("accumulators"), std::string::npos);
+  KernelConfig narrow_mn = c;
+  narrow_mn.block_n = 96;  // B n-major (nn) comes in 64-column chunks
+  EXPECT_NE(reason(make(4096, 4096, 4096, DType::bf16, "nn"), narrow_mn).find("64-column chunks"), std::string::npos);
+}
+
+TEST(WgmmaConfigSpace, TheMappingSwapsOperandsAndLayouts) {
+  const Problem nn = make(30, 500, 64, DType::f16, "nn");
+  KernelConfig c = config_of(wgmma_default_list()[12], DType::f16);  // a swapped row
+  ASSERT_EQ(c.swap_ab, 1);
+  const int a = 0, b = 0;
+  WgmmaMapping swapped = wgmma_mapping(nn, c, &a, &b);
+  EXPECT_EQ(swapped.m, 500);
+  EXPECT_EQ(swapped.n, 30);
+  EXPECT_EQ(swapped.a.data, &b) << "A' = Bᵀ";
+  EXPECT_EQ(swapped.b.data, &a) << "B' = Aᵀ";
+  EXPECT_TRUE(swapped.instance.a_mn) << "B row-major (n contiguous) is an m'-major A'";
+  EXPECT_FALSE(swapped.instance.b_mn) << "A row-major (k contiguous) is a k-major B'";
+  EXPECT_TRUE(swapped.instance.c_transposed);
+  EXPECT_FALSE(swapped.instance.c_tma) << "the TMA-store epilogue writes row-major C' only";
+
+  c.swap_ab = 0;
+  WgmmaMapping plain = wgmma_mapping(make(256, 512, 64, DType::bf16, "tn"), c);
+  EXPECT_TRUE(plain.instance.a_mn) << "A column-major is m-major";
+  EXPECT_TRUE(plain.instance.b_mn) << "B row-major is n-major";
+  EXPECT_FALSE(plain.instance.c_transposed);
+}
+
+TEST(WgmmaConfigSpace, ThePreludeIssuesTheDtypesInstructionWithOneOperandPerAccumulator) {
+  struct Case {
+    int in_code;
+    const char* instruction;
+  };
+  for (Case k : {Case{0, "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16"},
+                 Case{1, "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16"},
+                 Case{2, "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32"},
+                 Case{3, "wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.s8"}}) {
+    WgmmaInstance w;
+    w.in_code = k.in_code;
+    w.block_n = 128;
+    const std::string source = wgmma_kernel_source(w, "// template");
+    EXPECT_NE(source.find(k.instruction), std::string::npos) << source.substr(0, 400);
+    EXPECT_NE(source.find("%63}"), std::string::npos) << "64 accumulators for n = 128";
+    EXPECT_EQ(source.find("%64}"), std::string::npos);
+    EXPECT_NE(source.find("// template"), std::string::npos);
+  }
+}
+
+TEST(WgmmaConfigSpace, VersionIsAHashOfTheTemplateAndThePrelude) {
+  EXPECT_EQ(wgmma_backend_version().rfind("gemm_wgmma-", 0), 0u);
+  EXPECT_EQ(wgmma_backend_version().size(), 11u + 16u);
+  EXPECT_EQ(gemm_wgmma_source().find("#include"), std::string_view::npos) << "the template must need no headers";
+  EXPECT_NE(gemm_wgmma_source().find("cp.async.bulk.tensor"), std::string_view::npos);
+}
+
+// Whatever the problem, every config the space offers is one the backend accepts, fits the
+// device, and covers the problem with tiles no larger than wgmma and TMA allow.
+RC_GTEST_PROP(WgmmaConfigSpace, EveryOfferedConfigIsAcceptedForAnyProblem, ()) {
+  const DType type = *rc::gen::element(DType::f16, DType::bf16, DType::s8, DType::f32);
+  const bool k_major_only = type == DType::s8 || type == DType::f32;
+  const char* layout = k_major_only ? "nt" : *rc::gen::element("nn", "nt", "tn", "tt");
+  // Dims that keep every leading dimension a multiple of 16 bytes.
+  const std::int64_t unit = 16 / std::int64_t(dtype_size(type));
+  const std::int64_t m = *rc::gen::inRange<std::int64_t>(1, 600) * unit;
+  const std::int64_t n = *rc::gen::inRange<std::int64_t>(1, 600) * unit;
+  const std::int64_t k = *rc::gen::inRange<std::int64_t>(1, 600) * unit;
+  const Problem p = make(m, n, k, type, layout);
+  const SearchSpace space = *rc::gen::element(SearchSpace::default_space, SearchSpace::exhaustive);
+  const auto configs = wgmma_configs(p, space, h100());
+  RC_ASSERT(!configs.empty());
+  std::set<std::string> seen;
+  for (const KernelConfig& c : configs) {
+    RC_ASSERT(wgmma_can_implement(p, c, h100()).is_ok());
+    RC_ASSERT(seen.insert(c.to_string()).second);
+    RC_ASSERT(c.block_m <= 256 && c.block_n <= 256 && c.block_n % 8 == 0);
+    RC_ASSERT(wgmma_mapping(p, c).instance.shared_bytes() <= h100().shared_memory_per_block_optin);
+  }
+}
+
+}  // namespace
+}  // namespace gemmtune::cuda
