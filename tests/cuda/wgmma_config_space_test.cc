@@ -100,6 +100,17 @@ TEST(WgmmaConfigSpace, UnsupportedProblemsAndConfigsSayWhy) {
   EXPECT_NE(reason(make(4096, 4096, 4096, DType::bf16, "nn"), narrow_mn).find("64-column chunks"), std::string::npos);
 }
 
+TEST(WgmmaConfigSpace, KZeroIsOfferedWhateverTheLeadingDimensions) {
+  // C = beta·C: no operand is loaded, so leading dimensions TMA could not address do not matter.
+  ProblemSpec spec = make(64, 64, 0, DType::bf16).spec();
+  spec.c_type = DType::f32;
+  spec.beta = 0.5;
+  const Problem p = *Problem::create(spec);
+  const auto configs = wgmma_configs(p, SearchSpace::default_space, h100());
+  ASSERT_FALSE(configs.empty());
+  for (const KernelConfig& c : configs) EXPECT_EQ(c.split_k, 0) << "no k to split: " << c.to_string();
+}
+
 TEST(WgmmaConfigSpace, TheMappingSwapsOperandsAndLayouts) {
   const Problem nn = make(30, 500, 64, DType::f16, "nn");
   KernelConfig c = config_of(wgmma_default_list()[12], DType::f16);  // a swapped row

@@ -102,6 +102,11 @@ class WgmmaKernel final : public Kernel {
 
  private:
   Status encode(const GemmArgs& args, OperandMaps& out) const {
+    out.a = args.a;
+    out.b = args.b;
+    out.c = args.c;
+    out.c_tma = 0;
+    if (problem_.k() == 0) return Status::ok();  // C = beta·C: the kernel loads nothing
     WgmmaOperand a = mapping_.a, b = mapping_.b;
     const bool swap = mapping_.instance.c_transposed;
     a.data = swap ? args.b : args.a;
@@ -114,9 +119,6 @@ class WgmmaKernel final : public Kernel {
                 encode_wgmma_output_map(args.c, mapping_.instance.out_code, mapping_.m, mapping_.n, problem_.ldc(),
                                         &out.map_c)
                     .empty();
-    out.a = args.a;
-    out.b = args.b;
-    out.c = args.c;
     return Status::ok();
   }
 

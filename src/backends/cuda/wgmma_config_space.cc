@@ -172,8 +172,10 @@ Status check_wgmma_problem(const Problem& p) {
     default:
       return unsupported("no wgmma template for " + std::string(dtype_name(p.a_type())) + " inputs");
   }
-  // TMA addresses each operand by its leading dimension in bytes.
+  // TMA addresses each operand by its leading dimension in bytes (with k = 0 nothing is loaded:
+  // C = beta·C).
   const int in = input_code(p.a_type());
+  if (p.k() == 0) return Status::ok();
   const std::string a_why = wgmma_operand_problem(WgmmaOperand{nullptr, in, false, p.m(), p.k(), p.lda(), 0});
   if (!a_why.empty()) return unsupported("TMA cannot load A: " + a_why);
   const std::string b_why = wgmma_operand_problem(WgmmaOperand{nullptr, in, false, p.n(), p.k(), p.ldb(), 0});
