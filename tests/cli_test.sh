@@ -23,9 +23,9 @@ expect_fail() {
 }
 
 for cmd in devices tune bench demo; do
-  if "$CLI" "$cmd" --help | grep -q "usage: gemmtune $cmd"; then ok "$cmd --help"; else bad "$cmd --help"; fi
+  if out=$("$CLI" "$cmd" --help) && grep -q "usage: gemmtune $cmd" <<<"$out"; then ok "$cmd --help"; else bad "$cmd --help"; fi
 done
-if "$CLI" --help | grep -q "commands:"; then ok "--help"; else bad "--help"; fi
+if out=$("$CLI" --help) && grep -q "commands:" <<<"$out"; then ok "--help"; else bad "--help"; fi
 
 if "$CLI" devices --json | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["devices"][0]["cpu"]["logical_cores"] >= 1; assert any(b["name"]=="cpu" for b in d["backends"])'; then
   ok "devices --json"; else bad "devices --json"; fi
@@ -50,7 +50,8 @@ PY
 then ok "tune --json lists every backend with times and a verified best"; else bad "tune --json ($(cat "$tmp/err"))"; fi
 
 for dtype in f16 bf16 s8; do
-  if "$CLI" tune --m 17 --n 33 --k 65 --dtype $dtype --layout tn $FAST | grep -q "choices benchmarked"; then
+  # Captured first: a pipe into grep -q would lose the CLI's exit code.
+  if out=$("$CLI" tune --m 17 --n 33 --k 65 --dtype $dtype --layout tn $FAST) && grep -q "choices benchmarked" <<<"$out"; then
     ok "tune --dtype $dtype"; else bad "tune --dtype $dtype"; fi
 done
 

@@ -25,7 +25,7 @@ expect() {
 json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); $2" "$1"; }
 
 for cmd in sweep lut model; do
-  if "$CLI" "$cmd" --help | grep -q "usage: gemmtune $cmd"; then ok "$cmd --help"; else bad "$cmd --help"; fi
+  if out=$("$CLI" "$cmd" --help) && grep -q "usage: gemmtune $cmd" <<<"$out"; then ok "$cmd --help"; else bad "$cmd --help"; fi
 done
 
 # --- sweep: rows, resume, refusal of another sweep ---
@@ -120,7 +120,7 @@ export GEMMTUNE_CACHE="$tmp/store.sqlite"
 "$CLI" tune --m 24 --n 40 --k 16 --backends cpu,openblas $TIMING >/dev/null 2>&1
 "$CLI" tune --m 16 --n 16 --k 16 --backends cpu,openblas $TIMING >/dev/null 2>&1
 "$CLI" lut export "$tmp/lut.json" --configs 2 --mode use 2>"$tmp/err"
-if grep -q "exported 2 entries" "$tmp/err" && "$CLI" lut validate "$tmp/lut.json" | grep -q "ok, 2 entries"; then
+if grep -q "exported 2 entries" "$tmp/err" && out=$("$CLI" lut validate "$tmp/lut.json") && grep -q "ok, 2 entries" <<<"$out"; then
   ok "lut export then validate"; else bad "lut export ($(cat "$tmp/err"))"; fi
 GEMMTUNE_CACHE=off GEMMTUNE_LUT="$tmp/lut.json" "$CLI" tune --m 24 --n 40 --k 16 --json $TIMING >"$tmp/lut-tune.json" 2>"$tmp/err"
 if json "$tmp/lut-tune.json" 'assert "used without tuning" in d["selection"], d["selection"]; assert len(d["choices"]) == 1'; then

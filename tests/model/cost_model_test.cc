@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <fstream>
 
+#include "ci_skip.h"
 #include "core/autotuner.h"
 #include "gemmtune/cost_model.h"
 #include "store/temp_dir.h"
@@ -66,7 +67,7 @@ TrainOptions small_training() {
 class CostModelTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!CostModel::built_in()) GTEST_SKIP() << CostModel::not_built_in_reason();
+    if (!CostModel::built_in()) SKIP_UNLESS_CI(CostModel::not_built_in_reason());
     auto trained = CostModel::train({synthetic_sweep(kDevice, 0, 60)}, {"synthetic.csv"}, small_training());
     ASSERT_TRUE(trained.is_ok()) << trained.status().message();
     model_ = *trained;
@@ -167,7 +168,7 @@ TEST_F(CostModelTest, TheShippedModelIsFoundByItsDevice) {
 // ping-pong fields came after both shipped models) is a feature the model never split on: it
 // still loads, and predicts from the features it was trained on, looked up by name.
 TEST(CostModelFeatures, AModelTrainedBeforeAConfigFieldWasAddedStillLoadsAndPredicts) {
-  if (!CostModel::built_in()) GTEST_SKIP() << CostModel::not_built_in_reason();
+  if (!CostModel::built_in()) SKIP_UNLESS_CI(CostModel::not_built_in_reason());
   int loaded = 0;
   for (const char* file : {"cpu-avx512_bf16-2t.json", "cuda-sm_90a-132sm.json"}) {
     const std::string path = std::string(GEMMTUNE_TEST_SOURCE_DIR) + "/data/models/" + file;
@@ -188,7 +189,7 @@ TEST(CostModelFeatures, AModelTrainedBeforeAConfigFieldWasAddedStillLoadsAndPred
 // GPU-style configs (block sizes, stages, warps, split-k) and a library's algorithm ranks: the
 // features are generic over config fields, so the same model code ranks them.
 TEST(CostModelGpuStyle, TilesAndSplitKAreLearnedFromTheGenericFields) {
-  if (!CostModel::built_in()) GTEST_SKIP() << CostModel::not_built_in_reason();
+  if (!CostModel::built_in()) SKIP_UNLESS_CI(CostModel::not_built_in_reason());
   auto sweep = [](int first, int count) {
     SweepData data;
     data.meta.device = "cuda|Synthetic|sm90|132sms";

@@ -1,6 +1,7 @@
 // The fleet store against a real redis-server, alone and behind a local SQLite file.
 #include <gtest/gtest.h>
 
+#include "ci_skip.h"
 #include "gemmtune/session.h"
 #include "redis_server.h"
 #include "store/store_entry.h"
@@ -16,7 +17,7 @@ class RedisStoreTest : public ::testing::Test {
  protected:
   void SetUp() override {
     if (const std::string why = gemmtune::testing::redis_unavailable_reason(); !why.empty()) {
-      GTEST_SKIP() << "Redis tests skipped: " << why;
+      SKIP_UNLESS_CI("Redis tests skipped: " + why);
     }
     server_ = std::make_unique<RedisServer>();
     ASSERT_TRUE(server_->ready()) << "redis-server did not answer at " << server_->url();
