@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "backends/cuda/nvrtc_backend.h"
+#include "cuda/h100.h"
 
 namespace gemmtune::cuda::testing {
 
@@ -71,6 +72,36 @@ inline std::string sass_of(const std::string& cubin, const std::string& cuobjdum
 // A cubin is an ELF image that names the GEMM kernel.
 inline bool looks_like_gemm_cubin(const std::string& cubin) {
   return cubin.size() > 4 && cubin.compare(0, 4, "\x7f" "ELF") == 0 && cubin.find("gemmtune_gemm") != std::string::npos;
+}
+
+// Compiles every job with `compile` (on all cores, into a fresh cubin cache) and checks each
+// cubin: an ELF naming the kernel and, where the toolkit has cuobjdump, SASS with `opcode` and
+// no local-memory spills. Returns how many compiled.
+inline int expect_all_compile(const std::vector<CompileJob>& jobs, const char* opcode,
+                              CompileFunction compile = &compile_gemm_mma) {
+  EXPECT_FALSE(jobs.empty());
+  use_fresh_cubin_cache();
+  const auto outcomes = compile_all(jobs, h100(), compile);
+  const std::string cuobjdump = find_cuobjdump();
+  if (cuobjdump.empty()) {
+    std::printf("note: no cuobjdump in this toolkit; checking only that each cubin is an ELF naming the kernel, "
+                "not that its SASS has %s\n", opcode);
+  }
+  int compiled = 0;
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    const std::string what = jobs[i].config.to_string() + " for " + jobs[i].problem.describe();
+    EXPECT_TRUE(outcomes[i].artifact.is_ok()) << what << ": " << outcomes[i].artifact.status().message();
+    if (!outcomes[i].artifact.is_ok()) continue;
+    const std::string& cubin = outcomes[i].artifact->cubin;
+    EXPECT_TRUE(looks_like_gemm_cubin(cubin)) << what;
+    if (!cuobjdump.empty()) {
+      const std::string sass = sass_of(cubin, cuobjdump);
+      EXPECT_NE(sass.find(opcode), std::string::npos) << what << " has no " << opcode << " in its SASS";
+      EXPECT_EQ(sass.find("LDL"), std::string::npos) << what << " spills to local memory";
+    }
+    ++compiled;
+  }
+  return compiled;
 }
 
 }  // namespace gemmtune::cuda::testing

@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <memory>
+#include <thread>
 
 #include "core/backend.h"
 #include "core/test_buffers.h"
@@ -72,6 +74,43 @@ inline int run_and_verify(const Backend& backend, const Problem& p, std::size_t 
     EXPECT_TRUE(outcome.ok) << outcome.reason << " (error " << outcome.error << ")";
     EXPECT_EQ(host.check_guards(), "");
     if (ran.is_ok() && outcome.ok) ++matched;
+  }
+  return matched;
+}
+
+// Runs one kernel from `threads` host threads at once, each on a stream of its own with its own
+// C, 20 times; checks each C. Returns how many threads' results matched.
+inline int run_from_threads(Kernel& kernel, const Problem& p, int threads = 4) {
+  TestBuffers host(p, 3);
+  const ReferenceSample reference = compute_reference_sample(p, host);
+  const std::size_t a_bytes = std::size_t(p.a_elements()) * dtype_size(p.a_type());
+  const std::size_t b_bytes = std::size_t(p.b_elements()) * dtype_size(p.b_type());
+  const std::size_t c_bytes = std::size_t(p.c_elements()) * dtype_size(p.c_type());
+  DeviceBuffer a(a_bytes), b(b_bytes);
+  EXPECT_EQ(cudaMemcpy(a.ptr, host.a(), a_bytes, cudaMemcpyHostToDevice), cudaSuccess);
+  EXPECT_EQ(cudaMemcpy(b.ptr, host.b(), b_bytes, cudaMemcpyHostToDevice), cudaSuccess);
+  std::vector<std::unique_ptr<DeviceBuffer>> outputs;
+  for (int t = 0; t < threads; ++t) outputs.push_back(std::make_unique<DeviceBuffer>(c_bytes));
+  std::vector<Status> statuses(static_cast<std::size_t>(threads), Status::ok());
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t) {
+    pool.emplace_back([&, t] {
+      cudaSetDevice(0);
+      cudaStream_t stream = nullptr;
+      cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+      for (int i = 0; i < 20 && statuses[t].is_ok(); ++i) statuses[t] = kernel.run({a.ptr, b.ptr, outputs[t]->ptr, stream});
+      cudaStreamSynchronize(stream);
+      cudaStreamDestroy(stream);
+    });
+  }
+  for (std::thread& thread : pool) thread.join();
+  int matched = 0;
+  for (int t = 0; t < threads; ++t) {
+    EXPECT_TRUE(statuses[t].is_ok()) << statuses[t].message();
+    EXPECT_EQ(cudaMemcpy(host.c(), outputs[t]->ptr, c_bytes, cudaMemcpyDeviceToHost), cudaSuccess);
+    const VerifyOutcome outcome = check_output(p, host, reference);
+    EXPECT_TRUE(outcome.ok) << "thread " << t << ": " << outcome.reason;
+    if (statuses[t].is_ok() && outcome.ok) ++matched;
   }
   return matched;
 }

@@ -24,26 +24,8 @@ Problem make(std::int64_t m, std::int64_t n, std::int64_t k, DType type, const c
   return *Problem::create(spec);
 }
 
-void expect_all_compile(const std::vector<CompileJob>& jobs, const char* mma_opcode) {
-  ASSERT_FALSE(jobs.empty());
-  testing::use_fresh_cubin_cache();
-  const auto outcomes = testing::compile_all(jobs, h100());
-  const std::string cuobjdump = testing::find_cuobjdump();
-  if (cuobjdump.empty()) {
-    std::printf("note: no cuobjdump in this toolkit; checking only that each cubin is an ELF naming the kernel, "
-                "not that its SASS has %s\n", mma_opcode);
-  }
-  for (std::size_t i = 0; i < jobs.size(); ++i) {
-    const std::string what = jobs[i].config.to_string() + " for " + jobs[i].problem.describe();
-    ASSERT_TRUE(outcomes[i].artifact.is_ok()) << what << ": " << outcomes[i].artifact.status().message();
-    const std::string& cubin = outcomes[i].artifact->cubin;
-    EXPECT_TRUE(testing::looks_like_gemm_cubin(cubin)) << what;
-    if (!cuobjdump.empty()) {
-      const std::string sass = testing::sass_of(cubin, cuobjdump);
-      EXPECT_NE(sass.find(mma_opcode), std::string::npos) << what << " has no " << mma_opcode << " in its SASS";
-      EXPECT_EQ(sass.find("LDL"), std::string::npos) << what << " spills to local memory";
-    }
-  }
+void expect_mma_compiles(const std::vector<CompileJob>& jobs, const char* mma_opcode) {
+  EXPECT_EQ(testing::expect_all_compile(jobs, mma_opcode), int(jobs.size()));
 }
 
 std::vector<CompileJob> jobs_for(const Problem& p, SearchSpace space = SearchSpace::default_space) {
@@ -54,7 +36,7 @@ std::vector<CompileJob> jobs_for(const Problem& p, SearchSpace space = SearchSpa
 
 TEST(NvrtcCompile, EveryDefaultConfigCompilesForF16WithHmma) {
   // Odd sizes: partial tiles on every edge and k not a multiple of any block_k.
-  expect_all_compile(jobs_for(make(1000, 1000, 999, DType::f16, "nn", DType::f16)), "HMMA");
+  expect_mma_compiles(jobs_for(make(1000, 1000, 999, DType::f16, "nn", DType::f16)), "HMMA");
 }
 
 TEST(NvrtcCompile, Bf16InEveryOtherLayoutAndF32OutputCompilesWithHmma) {
@@ -65,15 +47,15 @@ TEST(NvrtcCompile, Bf16InEveryOtherLayoutAndF32OutputCompilesWithHmma) {
     auto configs = nvrtc_configs(p, SearchSpace::default_space, h100());
     for (std::size_t j = 0; j < configs.size() && j < 3; ++j) jobs.push_back({p, configs[j]});
   }
-  expect_all_compile(jobs, "HMMA");
+  expect_mma_compiles(jobs, "HMMA");
 }
 
 TEST(NvrtcCompile, EveryTf32ConfigCompilesWithHmma) {
-  expect_all_compile(jobs_for(make(513, 257, 129, DType::f32, "tn", DType::f32)), "HMMA");
+  expect_mma_compiles(jobs_for(make(513, 257, 129, DType::f32, "tn", DType::f32)), "HMMA");
 }
 
 TEST(NvrtcCompile, EveryInt8ConfigCompilesWithImma) {
-  expect_all_compile(jobs_for(make(1024, 1000, 1030, DType::s8, "nt", DType::s32, 1.0)), "IMMA");
+  expect_mma_compiles(jobs_for(make(1024, 1000, 1030, DType::s8, "nt", DType::s32, 1.0)), "IMMA");
 }
 
 TEST(NvrtcCompile, SplitKConfigsOfSkinnyShapesCompile) {
@@ -84,7 +66,7 @@ TEST(NvrtcCompile, SplitKConfigsOfSkinnyShapesCompile) {
       if (c.split_k > 1) jobs.push_back({p, c});
     }
   }
-  expect_all_compile(jobs, "MMA");
+  expect_mma_compiles(jobs, "MMA");
 }
 
 TEST(NvrtcCompile, FaultConfigsCompile) {
@@ -93,7 +75,7 @@ TEST(NvrtcCompile, FaultConfigsCompile) {
   KernelConfig wild, spin;
   wild.algo = kFaultIllegalAddress;
   spin.algo = kFaultSpin;
-  expect_all_compile({{p, wild}, {p, spin}}, "HMMA");
+  expect_mma_compiles({{p, wild}, {p, spin}}, "HMMA");
   const auto options = gemm_mma_options(p, wild, "sm_90a");
   EXPECT_NE(std::find(options.begin(), options.end(), "-DGEMMTUNE_FAULT=1"), options.end());
 }

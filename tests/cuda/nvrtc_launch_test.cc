@@ -36,36 +36,7 @@ TEST(NvrtcLaunch, ASplitKKernelRunsFromSeveralThreadsOnTheirOwnStreams) {
   ASSERT_GT(split.split_k, 1);
   auto kernel = backend->prepare(p, split);
   ASSERT_TRUE(kernel.is_ok()) << kernel.status().message();
-  TestBuffers host(p, 3);
-  const ReferenceSample reference = compute_reference_sample(p, host);
-  const std::size_t a_bytes = std::size_t(p.a_elements()) * dtype_size(p.a_type());
-  const std::size_t b_bytes = std::size_t(p.b_elements()) * dtype_size(p.b_type());
-  const std::size_t c_bytes = std::size_t(p.c_elements()) * dtype_size(p.c_type());
-  testing::DeviceBuffer a(a_bytes), b(b_bytes);
-  ASSERT_EQ(cudaMemcpy(a.ptr, host.a(), a_bytes, cudaMemcpyHostToDevice), cudaSuccess);
-  ASSERT_EQ(cudaMemcpy(b.ptr, host.b(), b_bytes, cudaMemcpyHostToDevice), cudaSuccess);
-  constexpr int kThreads = 4;
-  std::vector<std::unique_ptr<testing::DeviceBuffer>> outputs;
-  for (int t = 0; t < kThreads; ++t) outputs.push_back(std::make_unique<testing::DeviceBuffer>(c_bytes));
-  std::vector<Status> statuses(kThreads);
-  std::vector<std::thread> threads;
-  for (int t = 0; t < kThreads; ++t) {
-    threads.emplace_back([&, t] {
-      cudaSetDevice(0);
-      cudaStream_t stream = nullptr;
-      cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
-      for (int i = 0; i < 20 && statuses[t].is_ok(); ++i) statuses[t] = (*kernel)->run({a.ptr, b.ptr, outputs[t]->ptr, stream});
-      cudaStreamSynchronize(stream);
-      cudaStreamDestroy(stream);
-    });
-  }
-  for (std::thread& thread : threads) thread.join();
-  for (int t = 0; t < kThreads; ++t) {
-    ASSERT_TRUE(statuses[t].is_ok()) << statuses[t].message();
-    ASSERT_EQ(cudaMemcpy(host.c(), outputs[t]->ptr, c_bytes, cudaMemcpyDeviceToHost), cudaSuccess);
-    const VerifyOutcome outcome = check_output(p, host, reference);
-    EXPECT_TRUE(outcome.ok) << "thread " << t << ": " << outcome.reason;
-  }
+  EXPECT_EQ(testing::run_from_threads(**kernel, p), 4);
 }
 
 TEST(NvrtcLaunch, PrepareWithoutADeviceFailsWithAReasonAfterCompiling) {

@@ -9,7 +9,6 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
-#include <thread>
 
 #include "backends/cuda/cuda_backends.h"
 #include "backends/cuda/wgmma_backend.h"
@@ -112,35 +111,14 @@ TEST(WgmmaLaunch, OneKernelRunsFromSeveralThreadsOnTheirOwnStreams) {
   SKIP_WITHOUT_HOPPER();
   const Problem p = testing::test_problem(512, 512, 512, DType::bf16, "nt", DType::bf16, 0.0);
   auto wgmma = backend();
-  auto kernel = wgmma->prepare(p, wgmma->configs(p, SearchSpace::default_space).at(0));
-  ASSERT_TRUE(kernel.is_ok()) << kernel.status().message();
-  TestBuffers host(p, 5);
-  const ReferenceSample reference = compute_reference_sample(p, host);
-  const std::size_t bytes = 512 * 512 * 2;
-  testing::DeviceBuffer a(bytes), b(bytes);
-  ASSERT_EQ(cudaMemcpy(a.ptr, host.a(), bytes, cudaMemcpyHostToDevice), cudaSuccess);
-  ASSERT_EQ(cudaMemcpy(b.ptr, host.b(), bytes, cudaMemcpyHostToDevice), cudaSuccess);
-  constexpr int kThreads = 4;
-  std::vector<std::unique_ptr<testing::DeviceBuffer>> outputs;
-  for (int t = 0; t < kThreads; ++t) outputs.push_back(std::make_unique<testing::DeviceBuffer>(bytes));
-  std::vector<Status> statuses(kThreads);
-  std::vector<std::thread> threads;
-  for (int t = 0; t < kThreads; ++t) {
-    threads.emplace_back([&, t] {
-      cudaSetDevice(0);
-      cudaStream_t stream = nullptr;
-      cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
-      for (int i = 0; i < 20 && statuses[t].is_ok(); ++i) statuses[t] = (*kernel)->run({a.ptr, b.ptr, outputs[t]->ptr, stream});
-      cudaStreamSynchronize(stream);
-      cudaStreamDestroy(stream);
-    });
-  }
-  for (std::thread& thread : threads) thread.join();
-  for (int t = 0; t < kThreads; ++t) {
-    ASSERT_TRUE(statuses[t].is_ok()) << statuses[t].message();
-    ASSERT_EQ(cudaMemcpy(host.c(), outputs[t]->ptr, bytes, cudaMemcpyDeviceToHost), cudaSuccess);
-    const VerifyOutcome outcome = check_output(p, host, reference);
-    EXPECT_TRUE(outcome.ok) << "thread " << t << ": " << outcome.reason;
+  // The first config, and its split-k variant, whose runs share a workspace and take turns.
+  const KernelConfig first = wgmma->configs(p, SearchSpace::default_space).at(0);
+  KernelConfig split = first;
+  split.split_k = 2;
+  for (const KernelConfig& c : {first, split}) {
+    auto kernel = wgmma->prepare(p, c);
+    ASSERT_TRUE(kernel.is_ok()) << c.to_string() << ": " << kernel.status().message();
+    EXPECT_EQ(testing::run_from_threads(**kernel, p), 4) << c.to_string();
   }
 }
 

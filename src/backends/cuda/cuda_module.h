@@ -10,10 +10,15 @@
 #include <cuda.h>
 
 #include <cstddef>
+#include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 
+#include "../../core/backend.h"
 #include "gemmtune/status.h"
+#include "nvrtc_compiler.h"
+#include "worker_client.h"
 
 namespace gemmtune::cuda {
 
@@ -56,6 +61,30 @@ class CudaModule {
   CUmodule module_ = nullptr;
 };
 
+// The prepare of a JIT family's kernel: its cubin (cache or NVRTC, through `compile`), a first
+// run in the worker process for a freshly compiled one (a crash or hang there cannot poison
+// this process's context), then `load` into a kernel object made by `make`. A cached cubin
+// that passed its checksum yet the driver rejects (written by another driver's NVRTC under the
+// same key, say) is dropped and compiled afresh.
+template <class K>
+Result<std::unique_ptr<Kernel>> prepare_jit_kernel(const CudaInfo& device, const Problem& problem,
+                                                   const KernelConfig& config, const std::string& backend,
+                                                   const std::function<Result<CubinArtifact>(bool)>& compile,
+                                                   const std::function<std::unique_ptr<K>()>& make) {
+  GEMMTUNE_ASSIGN_OR_RETURN(CubinArtifact artifact, compile(false));
+  if (!in_worker()) GEMMTUNE_RETURN_IF_ERROR(verify_in_worker(device.index, problem, backend, config));
+  std::unique_ptr<K> kernel = make();
+  Status loaded = kernel->load(device, artifact.cubin);
+  if (!loaded.is_ok() && artifact.from_cache) {
+    forget_cubin(artifact.key);
+    GEMMTUNE_ASSIGN_OR_RETURN(artifact, compile(true));
+    kernel = make();
+    loaded = kernel->load(device, artifact.cubin);
+  }
+  GEMMTUNE_RETURN_IF_ERROR(loaded);
+  return std::unique_ptr<Kernel>(std::move(kernel));
+}
+
 // Device scratch a kernel needs between its launches (split-k partial sums, counters), shared by
 // every run of one kernel object. Runs on different streams take turns: each waits for the
 // previous run's completion event before it launches and records its own after, so no two
@@ -85,3 +114,4 @@ class SerializedScratch {
 };
 
 }  // namespace gemmtune::cuda
+

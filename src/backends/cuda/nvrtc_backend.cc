@@ -102,22 +102,10 @@ class NvrtcBackend final : public Backend {
   Result<std::unique_ptr<Kernel>> prepare(const Problem& problem, const KernelConfig& requested) const override {
     const KernelConfig config = with_fault_defaults(requested);
     GEMMTUNE_RETURN_IF_ERROR(nvrtc_can_implement(problem, config, device_));
-    GEMMTUNE_ASSIGN_OR_RETURN(CubinArtifact artifact, compile_gemm_mma(problem, config, device_));
-    // A freshly compiled kernel first runs in a worker process, so a crash or hang there
-    // cannot poison this process's context.
-    if (!in_worker()) GEMMTUNE_RETURN_IF_ERROR(verify_in_worker(device_.index, problem, "cuda", config));
-    auto kernel = std::make_unique<NvrtcKernel>(problem, config);
-    Status loaded = kernel->load(device_, artifact.cubin);
-    if (!loaded.is_ok() && artifact.from_cache) {
-      // The entry passed its checksum yet the driver rejects it (written by a different
-      // driver's NVRTC under the same key, say): drop it and compile afresh.
-      forget_cubin(artifact.key);
-      GEMMTUNE_ASSIGN_OR_RETURN(artifact, compile_gemm_mma(problem, config, device_, /*recompile=*/true));
-      kernel = std::make_unique<NvrtcKernel>(problem, config);
-      loaded = kernel->load(device_, artifact.cubin);
-    }
-    GEMMTUNE_RETURN_IF_ERROR(loaded);
-    return std::unique_ptr<Kernel>(std::move(kernel));
+    return prepare_jit_kernel<NvrtcKernel>(
+        device_, problem, config, "cuda",
+        [&](bool recompile) { return compile_gemm_mma(problem, config, device_, recompile); },
+        [&] { return std::make_unique<NvrtcKernel>(problem, config); });
   }
 
  private:

@@ -150,21 +150,10 @@ class WgmmaBackend final : public Backend {
   }
 
   Result<std::unique_ptr<Kernel>> prepare(const Problem& problem, const KernelConfig& config) const override {
-    GEMMTUNE_ASSIGN_OR_RETURN(CubinArtifact artifact, compile_gemm_wgmma(problem, config, device_));
-    // A freshly compiled kernel first runs in a worker process, so a crash or hang there
-    // cannot poison this process's context.
-    if (!in_worker()) GEMMTUNE_RETURN_IF_ERROR(verify_in_worker(device_.index, problem, "wgmma", config));
-    auto kernel = std::make_unique<WgmmaKernel>(problem, config);
-    Status loaded = kernel->load(device_, artifact.cubin);
-    if (!loaded.is_ok() && artifact.from_cache) {
-      // The entry passed its checksum yet the driver rejects it: drop it and compile afresh.
-      forget_cubin(artifact.key);
-      GEMMTUNE_ASSIGN_OR_RETURN(artifact, compile_gemm_wgmma(problem, config, device_, /*recompile=*/true));
-      kernel = std::make_unique<WgmmaKernel>(problem, config);
-      loaded = kernel->load(device_, artifact.cubin);
-    }
-    GEMMTUNE_RETURN_IF_ERROR(loaded);
-    return std::unique_ptr<Kernel>(std::move(kernel));
+    return prepare_jit_kernel<WgmmaKernel>(
+        device_, problem, config, "wgmma",
+        [&](bool recompile) { return compile_gemm_wgmma(problem, config, device_, recompile); },
+        [&] { return std::make_unique<WgmmaKernel>(problem, config); });
   }
 
  private:
