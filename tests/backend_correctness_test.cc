@@ -1,5 +1,5 @@
 // Every backend × dtype × layout against the reference, through the verifier the autotuner
-// uses: random inputs, poisoned output, guard bytes, normalized error per dtype. Shapes are odd,
+// uses: random inputs, poisoned output, guard bytes, each element within its bound. Shapes are odd,
 // tiny, zero-sized and padded, and every config of each backend's default list runs, and the
 // per-call configs of the peers (libxsmm's lookup on every call).
 #include <gtest/gtest.h>
@@ -90,7 +90,7 @@ class BackendCorrectness : public testing::TestWithParam<Case> {
   // run and match: a kernel that claims a problem is held to it.
   int check_all_backends(const Problem& problem, std::uint64_t seed) {
     TestBuffers buffers(problem, seed);
-    const ReferenceSample reference = compute_reference_sample(problem, buffers);
+    const Reference reference = compute_reference(problem, buffers);
     int ran = 0;
     for (const auto& backend : backends()) {
       // The candidates, and the per-call configs `gemmtune bench` times the peers with.
@@ -152,7 +152,7 @@ INSTANTIATE_TEST_SUITE_P(AllDtypesAndLayouts, BackendCorrectness, testing::Value
 
 // Runs one cpu config on a problem and checks its output against the reference.
 void expect_cpu_config_matches(const Backend& cpu, const Problem& problem, TestBuffers& buffers,
-                               const ReferenceSample& reference, const KernelConfig& c) {
+                               const Reference& reference, const KernelConfig& c) {
   auto kernel = cpu.prepare(problem, c);
   ASSERT_TRUE(kernel.is_ok()) << c.to_string() << ": " << kernel.status().to_string();
   buffers.reset_c();
@@ -177,7 +177,7 @@ TEST(CpuKernels, EveryIsaAndRegisterTileMatchesTheReference) {
                                      padded_problem(29, 31, 23, type, layout, 3, integer ? 1.0 : 0.75,
                                                     integer ? 1.0 : -0.5)}) {
         TestBuffers buffers(problem, std::uint64_t(problem.m() * 7 + problem.k()));
-        const ReferenceSample reference = compute_reference_sample(problem, buffers);
+        const Reference reference = compute_reference(problem, buffers);
         for (int isa = 0; isa <= best; ++isa) {
           for (const auto& tile : cpu::kMicroTiles) {
             KernelConfig c;
@@ -271,7 +271,7 @@ TEST(CpuKernels, EveryDirectKernelTileMatchesTheReference) {
         const bool integer = type == DType::s8;
         const Problem problem = padded_problem(m, n, k, type, layout, 2, integer ? 1.0 : 1.5, integer ? 1.0 : 0.5);
         TestBuffers buffers(problem, std::uint64_t(m * 1000 + n));
-        const ReferenceSample reference = compute_reference_sample(problem, buffers);
+        const Reference reference = compute_reference(problem, buffers);
         for (int isa = 0; isa <= best; ++isa) {
           for (const DirectTile& tile : direct_tiles(type)) {
             const KernelConfig c = direct_config(tile, isa);
@@ -312,7 +312,7 @@ TEST(CpuKernels, ConfigsNoKernelCanRunAreRefusedWithTheReason) {
 // Each config run on the problem with B copied to every offset within a 64-byte vector that
 // its element size allows, and C checked against the reference each time.
 void expect_configs_match_with_b_at_every_offset(const Backend& cpu, const Problem& problem, TestBuffers& buffers,
-                                                 const ReferenceSample& reference,
+                                                 const Reference& reference,
                                                  const std::vector<KernelConfig>& configs) {
   std::vector<std::unique_ptr<Kernel>> kernels;
   for (const KernelConfig& c : configs) {
@@ -371,7 +371,7 @@ TEST(CpuKernels, StreamingKernelsReadTheirOperandAtEveryOffsetWithinAVector) {
         auto problem = Problem::create(spec);
         ASSERT_TRUE(problem.is_ok()) << problem.status().to_string();
         TestBuffers buffers(*problem, std::uint64_t(m * 100 + k));
-        const ReferenceSample reference = compute_reference_sample(*problem, buffers);
+        const Reference reference = compute_reference(*problem, buffers);
         std::vector<KernelConfig> configs;
         for (int isa = 0; isa <= best; ++isa) {
           for (const DirectTile& tile : direct_tiles(type)) {
@@ -417,7 +417,7 @@ TEST(CpuKernels, EveryTileKernelMatchesTheReference) {
       const int n = shape.micro_nv * lanes - lanes / 2;  // a masked last vector
       const Problem problem = padded_problem(shape.micro_m, n, 19, DType::f32, layout, 1, 0.5, 2.0);
       TestBuffers buffers(problem, std::uint64_t(shape.micro_m * 10 + shape.micro_nv));
-      const ReferenceSample reference = compute_reference_sample(problem, buffers);
+      const Reference reference = compute_reference(problem, buffers);
       expect_cpu_config_matches(cpu, problem, buffers, reference, c);
     }
   });
@@ -454,7 +454,7 @@ TEST(CpuKernels, TileKernelsReadBAtEveryOffsetWithinAVector) {
       for (int n : {shape.micro_nv * lanes - lanes / 2, shape.micro_nv * lanes}) {
         const Problem problem = b_offset_problem(shape.micro_m, n, a_layout, 1152);
         TestBuffers buffers(problem, std::uint64_t(shape.micro_m * 10 + n));
-        const ReferenceSample reference = compute_reference_sample(problem, buffers);
+        const Reference reference = compute_reference(problem, buffers);
         expect_configs_match_with_b_at_every_offset(cpu, problem, buffers, reference, {c});
       }
     }
@@ -493,7 +493,7 @@ TEST(CpuKernels, RowsKernelsReadBAtEveryOffsetWithinAVector) {
               ++ran[algo];
             }
             TestBuffers buffers(problem, std::uint64_t(m * 1000 + n));
-            const ReferenceSample reference = compute_reference_sample(problem, buffers);
+            const Reference reference = compute_reference(problem, buffers);
             expect_configs_match_with_b_at_every_offset(cpu, problem, buffers, reference, configs);
           }
         }
@@ -518,7 +518,7 @@ TEST(CpuKernels, EveryPairsKernelMatchesTheReference) {
         for (auto [pad, alpha, beta] : {std::tuple{0, 1.0, 0.0}, std::tuple{3, 0.5, 2.0}}) {
           const Problem problem = padded_problem(rows, n, k, DType::f32, "nn", pad, alpha, beta);
           TestBuffers buffers(problem, std::uint64_t(rows * 1000 + n * 100 + k));
-          const ReferenceSample reference = compute_reference_sample(problem, buffers);
+          const Reference reference = compute_reference(problem, buffers);
           KernelConfig c;
           c.algo = cpu::kAlgoDirectPairs;
           c.isa = cpu::kIsaAvx512;
@@ -576,7 +576,7 @@ TEST(CpuKernels, RowsDotsKernelsMatchTheReferenceAtEveryTailWidth) {
               const int n = whole * lanes + tail;
               const Problem problem = padded_problem(m, n, k, DType::f32, "nn", pad, alpha, beta);
               TestBuffers buffers(problem, std::uint64_t(m * 1000 + n * 10 + k));
-              const ReferenceSample reference = compute_reference_sample(problem, buffers);
+              const Reference reference = compute_reference(problem, buffers);
               for (auto [rows, vectors] : tiles) {
                 for (int threads : {1, 2}) {
                   KernelConfig c;
@@ -637,7 +637,7 @@ TEST(CpuKernels, ThreadedKernelsRunFromSeveralThreadsAtOnce) {
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&, t] {
       TestBuffers buffers(problem, std::uint64_t(t + 1));
-      const ReferenceSample reference = compute_reference_sample(problem, buffers);
+      const Reference reference = compute_reference(problem, buffers);
       auto kernel = cpu.prepare(problem, configs[std::size_t(t % 2)]);
       if (!kernel.is_ok()) {
         ++failures;

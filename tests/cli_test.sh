@@ -44,7 +44,8 @@ for b in ("reference", "cpu", "onednn", "openblas"):
 for c in d["choices"]:
     assert set(("backend", "config", "time_us", "status")) <= set(c), c
 best = d["choices"][d["best"]["index"]]
-assert best["status"] == "ok" and best["error"] < 1e-5, best
+# error: the largest |error| / bound over C, below 1 for a verified choice.
+assert best["status"] == "ok" and 0 <= best["error"] < 1, best
 assert d["problem"]["m"] == 100 and d["problem"]["n"] == 300 and d["problem"]["k"] == 200
 PY
 then ok "tune --json lists every backend with times and a verified best"; else bad "tune --json ($(cat "$tmp/err"))"; fi

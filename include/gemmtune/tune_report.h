@@ -28,7 +28,9 @@ struct ChoiceReport {
   std::string reason;     // why it is not ok; empty when ok
   double time_us = -1;    // median per call; -1 when not timed
   double time_mad_us = 0; // spread of the samples
-  double error = -1;      // normalized error against the reference; -1 when not checked
+  // The largest |error| / bound over the elements of C (below 1 when every element is within
+  // the bound its dtypes, k and inputs allow; 0 for exact integer output); -1 when not checked.
+  double error = -1;
   // Wall time of preparing the kernel: a JIT family's compile (or its cached cubin's load) and
   // its check in the worker process; -1 when not prepared. Not stored.
   double prepare_s = -1;

@@ -11,7 +11,7 @@ class HostHarness final : public Harness {
   Status prepare(const Problem& problem, std::uint64_t seed) override {
     problem_.emplace(problem);
     buffers_.emplace(problem, seed);
-    reference_ = compute_reference_sample(problem, *buffers_);
+    reference_ = compute_reference(problem, *buffers_);
     return Status::ok();
   }
   GemmArgs args() override { return {buffers_->a(), buffers_->b(), buffers_->c(), nullptr}; }
@@ -27,7 +27,7 @@ class HostHarness final : public Harness {
  private:
   std::optional<Problem> problem_;
   std::optional<TestBuffers> buffers_;
-  ReferenceSample reference_;
+  Reference reference_;
 };
 
 }  // namespace

@@ -50,7 +50,7 @@ inline int run_and_verify(const Backend& backend, const Problem& p, std::size_t 
   }
 
   TestBuffers host(p, 42);
-  const ReferenceSample reference = compute_reference_sample(p, host);
+  const Reference reference = compute_reference(p, host);
   const std::size_t a_bytes = std::size_t(p.a_elements()) * dtype_size(p.a_type());
   const std::size_t b_bytes = std::size_t(p.b_elements()) * dtype_size(p.b_type());
   const std::size_t c_bytes = std::size_t(p.c_elements()) * dtype_size(p.c_type());
@@ -82,7 +82,7 @@ inline int run_and_verify(const Backend& backend, const Problem& p, std::size_t 
 // C, 20 times; checks each C. Returns how many threads' results matched.
 inline int run_from_threads(Kernel& kernel, const Problem& p, int threads = 4) {
   TestBuffers host(p, 3);
-  const ReferenceSample reference = compute_reference_sample(p, host);
+  const Reference reference = compute_reference(p, host);
   const std::size_t a_bytes = std::size_t(p.a_elements()) * dtype_size(p.a_type());
   const std::size_t b_bytes = std::size_t(p.b_elements()) * dtype_size(p.b_type());
   const std::size_t c_bytes = std::size_t(p.c_elements()) * dtype_size(p.c_type());

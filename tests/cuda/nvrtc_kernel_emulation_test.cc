@@ -175,7 +175,7 @@ void run_and_check(void (*gemm)(const In*, const In*, Out*, Acc*, long long, lon
   ASSERT_TRUE(check_nvrtc_config_shape(c, p).is_ok()) << check_nvrtc_config_shape(c, p).message();
 
   TestBuffers buffers(p, 7);
-  const ReferenceSample reference = compute_reference_sample(p, buffers);
+  const Reference reference = compute_reference(p, buffers);
   buffers.reset_c();
   std::vector<Acc> workspace(std::size_t(std::max(1, c.split_k)) * std::size_t(p.m() * p.n()) + 1);
   const long long blocks = ((p.m() + c.block_m - 1) / c.block_m) * ((p.n() + c.block_n - 1) / c.block_n);

@@ -45,7 +45,7 @@ SessionOptions gpu_options() {
 // Runs Session::gemm on device copies of random operands and compares with the host reference.
 void expect_session_matches_reference(Session& session, const Problem& p) {
   TestBuffers host(p, 1234);
-  const ReferenceSample reference = compute_reference_sample(p, host);
+  const Reference reference = compute_reference(p, host);
   const std::size_t a_bytes = std::size_t(p.a_elements()) * dtype_size(p.a_type());
   const std::size_t b_bytes = std::size_t(p.b_elements()) * dtype_size(p.b_type());
   void *a = nullptr, *b = nullptr, *c = nullptr;

@@ -9,6 +9,7 @@
 
 #include "cuda_backends.h"
 #include "cuda_check.h"
+#include "cuda_verifier.h"
 #include "gemmtune/timing.h"
 
 namespace gemmtune::cuda {
@@ -61,7 +62,6 @@ class CudaHarness final : public Harness {
     }
     problem_.emplace(problem);
     host_.emplace(problem, seed);
-    reference_ = compute_reference_sample(problem, *host_);
 
     const std::size_t a_bytes = std::size_t(problem.a_elements()) * dtype_size(problem.a_type());
     const std::size_t b_bytes = std::size_t(problem.b_elements()) * dtype_size(problem.b_type());
@@ -90,7 +90,8 @@ class CudaHarness final : public Harness {
       }
     }
     reset_c();
-    return cuda::check(cudaDeviceSynchronize(), "prepare operands");
+    GEMMTUNE_RETURN_IF_ERROR(cuda::check(cudaDeviceSynchronize(), "prepare operands"));
+    return verifier_.prepare(device_.cuda, problem, sets_[0].a.get(), sets_[0].b.get(), *host_);
   }
 
   GemmArgs args() override { return args_of(0); }
@@ -107,12 +108,17 @@ class CudaHarness final : public Harness {
                                       cudaMemcpyDeviceToHost),
                            "copy C back");
     }
+    VerifyOutcome failed;
     if (!synced.is_ok()) {
-      VerifyOutcome failed;
       failed.reason = synced.message();
       return failed;
     }
-    return check_output(*problem_, *host_, reference_);
+    // The guard bytes on the host copy; every element on the device, against its reference.
+    if (std::string guard = host_->check_guards(); !guard.empty()) {
+      failed.reason = "out-of-bounds write: " + guard;
+      return failed;
+    }
+    return verifier_.check(args_of(0).c, *host_, stream_);
   }
 
   std::vector<Result<TimingStats>> time(const std::vector<Kernel*>& kernels, const TimingOptions& options) override {
@@ -183,7 +189,7 @@ class CudaHarness final : public Harness {
   DeviceInfo device_;
   std::optional<Problem> problem_;
   std::optional<TestBuffers> host_;
-  ReferenceSample reference_;
+  DeviceVerifier verifier_;
   std::vector<OperandSet> sets_;
   cudaStream_t stream_ = nullptr;
   cudaEvent_t start_ = nullptr, stop_ = nullptr;

@@ -15,6 +15,7 @@ function(gemmtune_embed_kernel name)
 endfunction()
 gemmtune_embed_kernel(gemm_mma)
 gemmtune_embed_kernel(gemm_wgmma)
+gemmtune_embed_kernel(verify)
 
 set(GEMMTUNE_CUDA_NVRTC_SOURCES
   backends/cuda/cuda_module.cc
@@ -27,4 +28,5 @@ set(GEMMTUNE_CUDA_NVRTC_SOURCES
   backends/cuda/wgmma_kernel_source.cc
   backends/cuda/wgmma_tensor_map.cc
   ${CMAKE_CURRENT_BINARY_DIR}/generated/gemm_mma_source.cc
-  ${CMAKE_CURRENT_BINARY_DIR}/generated/gemm_wgmma_source.cc)
+  ${CMAKE_CURRENT_BINARY_DIR}/generated/gemm_wgmma_source.cc
+  ${CMAKE_CURRENT_BINARY_DIR}/generated/verify_source.cc)
