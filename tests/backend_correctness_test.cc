@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -682,6 +683,29 @@ TEST(Onednn, S8IsRefusedWithTheReasonWhereItsInt8PathSaturates) {
     EXPECT_NE(s.message().find("saturating"), std::string::npos) << s.message();
     EXPECT_TRUE(onednn->configs(p, SearchSpace::default_space).empty()) << "no s8 config is offered";
   }
+}
+
+// backend_correctness_avx2 runs this binary with GEMMTUNE_CPU_ISA=avx2: the run must show that
+// the cap took effect, or a CPU with AVX-512 would pass it on its AVX-512 kernels.
+TEST(CpuIsa, TheCapInTheEnvironmentTakesEffect) {
+  const char* cap = std::getenv("GEMMTUNE_CPU_ISA");
+  if (cap == nullptr || *cap == '\0') GTEST_SKIP() << "no cap set here (backend_correctness_avx2 sets avx2)";
+  int level = -1;
+  for (int isa = 0; isa <= cpu::kIsaAvx512Bf16; ++isa) {
+    if (cpu_isa_name(isa) == cap) level = isa;
+  }
+  ASSERT_GE(level, 0) << cap;
+  EXPECT_LE(host_cpu().best_isa(), level);
+  const BackendList backends = create_backends(*find_device("cpu"));
+  int offered = 0;
+  for (DType type : {DType::f32, DType::bf16, DType::s8}) {
+    const Problem p = *Problem::create(64, 64, 64, type, "nn");
+    for (const KernelConfig& c : backends.front()->configs(p, SearchSpace::exhaustive)) {
+      EXPECT_LE(c.isa, level) << c.to_string();
+      ++offered;
+    }
+  }
+  EXPECT_GT(offered, 0);
 }
 
 }  // namespace

@@ -22,6 +22,10 @@ expect_fail() {
     bad "$name (rc $rc, stderr: $(cat "$tmp/err"))"; fi
 }
 
+# A CPU ISA cap that names no level is an error, not an uncapped run.
+GEMMTUNE_CPU_ISA=avx9 expect_fail "an unknown GEMMTUNE_CPU_ISA" "GEMMTUNE_CPU_ISA='avx9' is not one of" \
+  tune --m 8 --n 8 --k 8 --dtype f32
+
 for cmd in devices tune bench demo; do
   if out=$("$CLI" "$cmd" --help) && grep -q "usage: gemmtune $cmd" <<<"$out"; then ok "$cmd --help"; else bad "$cmd --help"; fi
 done

@@ -9,6 +9,7 @@
 #include <string>
 #include <thread>
 
+#include "gemmtune/config.h"
 #include "gemmtune/device.h"
 
 namespace gemmtune {
@@ -161,6 +162,15 @@ std::string DeviceInfo::fingerprint() const {
 
 Result<DeviceInfo> find_device(const std::string& name) {
   if (name == "cpu") {
+    // A cap that names no level would silently leave the kernels uncapped.
+    if (const std::string& cap = host_cpu().isa_cap; !cap.empty()) {
+      bool known = false;
+      for (int isa = 0; isa <= 4; ++isa) known = known || cap == cpu_isa_name(isa);
+      if (!known) {
+        return invalid_argument("GEMMTUNE_CPU_ISA='" + cap +
+                                "' is not one of generic, avx2, avx512, avx512_vnni, avx512_bf16");
+      }
+    }
     DeviceInfo device;
     device.kind = DeviceKind::cpu;
     device.name = "cpu";
