@@ -1,6 +1,6 @@
 # The two commands of the README, and the steps they share.
-#   make demo   install missing Debian packages, build, run the main job on the CPU
-#   make test   the same set-up, then every test
+#   make demo   install missing Debian packages, build the CLI, run the main job on the CPU
+#   make test   the same set-up, build everything, then every test
 BUILD_DIR ?= build
 BUILD_TYPE ?= Release
 JOBS ?= $(shell nproc)
@@ -19,7 +19,10 @@ configure: deps
 build: configure
 	@cmake --build $(BUILD_DIR) -j $(JOBS)
 
-demo: build
+# The demo needs the CLI alone; `make test` builds the tests and benchmarks too (in a fresh
+# clone they are a sixth of the compile time: bench/results/2026-11-25-build-time.md).
+demo: configure
+	@cmake --build $(BUILD_DIR) -j $(JOBS) --target gemmtune_cli
 	@$(BUILD_DIR)/bin/gemmtune demo --device cpu
 
 test: build

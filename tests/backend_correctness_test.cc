@@ -18,6 +18,7 @@
 #include "core/test_buffers.h"
 #include "backends/cpu/cpu_config_space.h"
 #include "backends/cpu/cpu_kernels.h"
+#include "backends/cpu/cpu_offered_kernels.h"
 #include "core/verify.h"
 
 namespace gemmtune {
@@ -163,9 +164,9 @@ void expect_cpu_config_matches(const Backend& cpu, const Problem& problem, TestB
 }
 
 // The packed kernels for every ISA level this CPU has (not only the best: the levels below
-// are the fallbacks of CPUs without VNNI, BF16 or AVX-512), every tile, every layout (each
-// operand is packed along k or across it), blocks small enough that every loop wraps, and
-// scalars that read C.
+// are the fallbacks of CPUs without VNNI, BF16 or AVX-512), every tile compiled for the level
+// (those that fit its registers), every layout (each operand is packed along k or across it),
+// blocks small enough that every loop wraps, and scalars that read C.
 TEST(CpuKernels, EveryIsaAndRegisterTileMatchesTheReference) {
   const BackendList backends = create_backends(*find_device("cpu"));
   const Backend& cpu = *backends.front();
@@ -181,6 +182,9 @@ TEST(CpuKernels, EveryIsaAndRegisterTileMatchesTheReference) {
         const Reference reference = compute_reference(problem, buffers);
         for (int isa = 0; isa <= best; ++isa) {
           for (const auto& tile : cpu::kMicroTiles) {
+            if (!cpu::kernel_offered(isa, cpu::kAlgoPacked, type, problem.c_type(), {tile.micro_m, tile.micro_nv})) {
+              continue;
+            }
             KernelConfig c;
             c.isa = isa;
             c.micro_m = tile.micro_m;
@@ -298,7 +302,7 @@ TEST(CpuKernels, ConfigsNoKernelCanRunAreRefusedWithTheReason) {
   auto refused = [&](const Problem& problem, const KernelConfig& c, const std::string& why) {
     expect_refused(cpu, problem, c, why);
   };
-  KernelConfig stream = direct_config({cpu::kAlgoDirectStream, 4, 4, 8}, isa);
+  KernelConfig stream = direct_config({cpu::kAlgoDirectStream, 4, 2, 8}, isa);  // fits every level's registers
   ASSERT_TRUE(cpu.can_implement(row_b, stream).is_ok());
   refused(column_b, stream, "contiguous along n");
   stream.block_k = 0;
@@ -390,13 +394,16 @@ TEST(CpuKernels, StreamingKernelsReadTheirOperandAtEveryOffsetWithinAVector) {
   }
 }
 
-// f(shape, lanes, config) for every compiled tile kernel shape at every ISA level this CPU has:
-// its vector's lanes and its one-thread config.
+// f(shape, lanes, config) for every compiled tile kernel shape at every ISA level this CPU has
+// (the shapes that fit the level's registers): its vector's lanes and its one-thread config.
 template <class F>
 void for_every_tile_kernel(F&& f) {
   const int best = host_cpu().best_isa();
   for (const auto& shape : cpu::kTileShapes) {
     for (int isa = 0; isa <= best; ++isa) {
+      if (!cpu::kernel_offered(isa, cpu::kAlgoDirectTile, DType::f32, DType::f32, {shape.micro_m, shape.micro_nv})) {
+        continue;
+      }
       KernelConfig c;
       c.algo = cpu::kAlgoDirectTile;
       c.isa = isa;
@@ -579,6 +586,9 @@ TEST(CpuKernels, RowsDotsKernelsMatchTheReferenceAtEveryTailWidth) {
               TestBuffers buffers(problem, std::uint64_t(m * 1000 + n * 10 + k));
               const Reference reference = compute_reference(problem, buffers);
               for (auto [rows, vectors] : tiles) {
+                if (!cpu::kernel_offered(isa, cpu::kAlgoDirectRowsDots, DType::f32, DType::f32, {rows, vectors})) {
+                  continue;  // more registers than the level has: not compiled
+                }
                 for (int threads : {1, 2}) {
                   KernelConfig c;
                   c.algo = cpu::kAlgoDirectRowsDots;

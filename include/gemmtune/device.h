@@ -30,8 +30,6 @@ struct CpuInfo {
   // The best ISA level the kernels may use: 0 generic, 1 AVX2 (+FMA), 2 AVX-512 (F+BW+VL),
   // 3 AVX-512 with VNNI (int8 dot products), 4 AVX-512 with VNNI and BF16 (bf16 dot products).
   int best_isa() const;
-  // Architectural vector registers of that ISA: 16 for AVX2, 32 for AVX-512.
-  int vector_registers(int isa) const;
   std::vector<std::string> feature_names() const;
 };
 

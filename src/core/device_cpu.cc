@@ -116,8 +116,6 @@ int CpuInfo::best_isa() const {
   return 0;
 }
 
-int CpuInfo::vector_registers(int isa) const { return isa >= 2 ? 32 : 16; }
-
 std::vector<std::string> CpuInfo::feature_names() const {
   std::vector<std::string> names;
   auto add = [&](bool present, const char* name) {

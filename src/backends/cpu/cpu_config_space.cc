@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "../../core/config_space.h"
+#include "cpu_offered_kernels.h"
 
 namespace gemmtune::cpu {
 namespace {
@@ -118,15 +119,13 @@ Status check_cpu_limits(const KernelConfig& c, const Problem& p, const CpuInfo& 
   if (c.isa > cpu.best_isa()) {
     return unsupported(std::string("this CPU lacks ") + std::string(cpu_isa_name(c.isa)));
   }
-  // Accumulators that do not fit the register file spill to the stack on every k step.
+  // Accumulators that do not fit the register file spill to the stack on every k step (the
+  // rule that also decides which kernels are compiled: cpu_offered_kernels.h).
   const TileKey key = tile_key(c.algo, c.micro_m, c.micro_n, vector_lanes(c.isa));
-  const int registers = c.algo == kAlgoDirectDot    ? registers_for_dot_tile(key.first, key.second)
-                        : c.algo == kAlgoDirectAxpy ? registers_for_axpy_tile(key.first, key.second)
-                                                    : registers_for_tile(key.first, key.second);
-  if (registers > cpu.vector_registers(c.isa)) {
+  if (!tile_fits_registers(c.isa, c.algo, key)) {
     return unsupported("register tile " + std::to_string(c.micro_m) + "x" + std::to_string(c.micro_n) + " needs " +
-                       std::to_string(registers) + " vector registers, " + std::string(cpu_isa_name(c.isa)) + " has " +
-                       std::to_string(cpu.vector_registers(c.isa)));
+                       std::to_string(registers_for_kernel(c.algo, key)) + " vector registers, " +
+                       std::string(cpu_isa_name(c.isa)) + " has " + std::to_string(vector_registers(c.isa)));
   }
   if (c.threads > cpu.logical_cores) {
     return unsupported("more threads than the " + std::to_string(cpu.logical_cores) + " cores");
@@ -158,6 +157,8 @@ std::vector<KernelConfig> direct_configs(const Problem& p, SearchSpace space, co
   const bool exhaustive = space == SearchSpace::exhaustive;
   // Vectors of columns a row of the tile needs (a wider tile only multiplies zeros).
   const std::int64_t vectors = std::min<std::int64_t>(4, (p.n() + lanes - 1) / lanes);
+  // Whether `algo` has kernels for the problem's dtypes (the rule the kernels are compiled by).
+  auto takes = [&](int algo) { return family_takes_dtypes(algo, p.a_type(), p.c_type()); };
   std::vector<KernelConfig> configs;
   for (int threads : thread_counts(p, cpu)) {
     auto add = [&](int algo, int micro_m, int micro_n, int tile_isa = -1, int block_k = 0) {
@@ -171,20 +172,20 @@ std::vector<KernelConfig> direct_configs(const Problem& p, SearchSpace space, co
       if (check_cpu_limits(c, p, cpu).is_ok()) configs.push_back(c);
     };
     // All of C as one tile, when it fits the register file and one thread.
-    const bool f32 = p.a_type() == DType::f32 && p.c_type() == DType::f32;
-    if (f32 && strides.b_cs == 1 && threads == 1 && p.n() <= vectors * lanes && p.m() <= kMaxTileRows[vectors]) {
+    if (takes(kAlgoDirectTile) && strides.b_cs == 1 && threads == 1 && p.n() <= vectors * lanes &&
+        p.m() <= kMaxTileRows[vectors]) {
       add(kAlgoDirectTile, int(p.m()), int(vectors) * lanes);
     }
     // C no wider than half a 512-bit vector: the AVX2 tile, whose 256-bit multiply-adds Zen 4
     // issues at twice the rate of 512-bit ones (which it splits in two) and no lane is padding.
     constexpr int kHalfLanes = vector_lanes(kIsaAvx2);
-    if (f32 && strides.b_cs == 1 && threads == 1 && isa >= kIsaAvx512 && p.n() <= kHalfLanes) {
+    if (takes(kAlgoDirectTile) && strides.b_cs == 1 && threads == 1 && isa >= kIsaAvx512 && p.n() <= kHalfLanes) {
       add(kAlgoDirectTile, int(p.m()), kHalfLanes, kIsaAvx2);
     }
     // The same C with two steps of k side by side in each 512-bit vector: no lane is padding
     // and half the multiply-adds (A row-major: its pairs are adjacent).
-    if (f32 && strides.b_cs == 1 && strides.a_ks == 1 && threads == 1 && isa >= kIsaAvx512 && p.n() <= kHalfLanes &&
-        p.m() <= kMaxPairsRows) {
+    if (takes(kAlgoDirectPairs) && strides.b_cs == 1 && strides.a_ks == 1 && threads == 1 && isa >= kIsaAvx512 &&
+        p.n() <= kHalfLanes && p.m() <= kMaxPairsRows) {
       add(kAlgoDirectPairs, int(p.m()), kHalfLanes, kIsaAvx512);
     }
     // The rows tiles of `algo` that are `nv` vectors wide and no taller than the problem (every
@@ -196,7 +197,7 @@ std::vector<KernelConfig> direct_configs(const Problem& p, SearchSpace space, co
         }
       };
       for (const MicroTile& t : kDirectTiles) add_tile(t);
-      if (f32) {
+      if (takes_f32_rows_tiles(p.a_type(), p.c_type())) {
         for (const MicroTile& t : kDirectF32Tiles) add_tile(t);
       }
     };
@@ -204,7 +205,8 @@ std::vector<KernelConfig> direct_configs(const Problem& p, SearchSpace space, co
     // C a few columns past whole vectors (17 × 33), A row-major: the rows tiles of the whole
     // vectors, with dots for the last columns instead of a last vector of padding.
     const std::int64_t tail = p.n() % lanes;
-    if (f32 && strides.b_cs == 1 && strides.a_ks == 1 && p.n() >= lanes && tail > 0 && tail <= max_dots_tail(lanes)) {
+    if (takes(kAlgoDirectRowsDots) && strides.b_cs == 1 && strides.a_ks == 1 && p.n() >= lanes && tail > 0 &&
+        tail <= max_dots_tail(lanes)) {
       add_rows_tiles(kAlgoDirectRowsDots, std::min<std::int64_t>(4, p.n() / lanes));
     }
     // B too large for L2, contiguous along n, against a few rows: streamed in its own order.
@@ -235,7 +237,7 @@ std::vector<KernelConfig> direct_configs(const Problem& p, SearchSpace space, co
         if (exhaustive || (t.micro_m <= p.m() && t.micro_nv <= p.n())) add(kAlgoDirectDot, t.micro_m, t.micro_nv);
       }
     }
-    if (strides.b_ks == 1 && p.a_type() != DType::s8) {
+    if (strides.b_ks == 1 && takes(kAlgoDirectColumns)) {
       // Columns tiles whose vectors of rows hold the batch with the least padding (batches
       // of more rows run in panels of the widest tile).
       const std::int64_t row_vectors = std::min<std::int64_t>(kColumnsVectors, (p.m() + lanes - 1) / lanes);

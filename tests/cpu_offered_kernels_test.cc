@@ -1,0 +1,179 @@
+// The cpu config space and the compiled kernels agree: every config the space offers has its
+// kernel compiled, and every compiled kernel is one the space can offer. Both follow the rules
+// of cpu_offered_kernels.h; these tests walk the space (both search spaces, every dtype and
+// layout, CPUs of every ISA level) to check that the tile lists and the space's own conditions
+// keep to them too.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <map>
+#include <set>
+#include <tuple>
+#include <vector>
+
+#include "backends/cpu/cpu_config_space.h"
+#include "backends/cpu/cpu_kernels.h"
+#include "backends/cpu/cpu_offered_kernels.h"
+
+namespace gemmtune {
+namespace {
+
+constexpr int kLevels = cpu::kIsaAvx512Bf16 + 1;
+
+// A CPU whose best ISA level is `isa`, with Zen 4's caches and two cores.
+CpuInfo cpu_at_level(int isa) {
+  CpuInfo cpu;
+  cpu.avx2 = cpu.fma = cpu.f16c = isa >= cpu::kIsaAvx2;
+  cpu.avx512f = cpu.avx512bw = cpu.avx512vl = isa >= cpu::kIsaAvx512;
+  cpu.avx512_vnni = isa >= cpu::kIsaAvx512Vnni;
+  cpu.avx512_bf16 = isa >= cpu::kIsaAvx512Bf16;
+  cpu.logical_cores = 2;
+  cpu.l1d_bytes = 32 << 10;
+  cpu.l2_bytes = 1 << 20;
+  cpu.l3_bytes = 32 << 20;
+  return cpu;
+}
+
+// A kernel as the lookups name it: ISA level, algorithm, dtypes, tile key.
+using KernelKey = std::tuple<int, int, DType, DType, int, int>;
+
+// Problems that reach every branch of the space: every height of the tile and pairs kernels
+// (1-24 rows, and one more) against C of 1-4 vectors and a few columns past whole vectors at
+// each vector width (4, 8 and 16 lanes: the tile and rows-dots kernels), larger problems for
+// the packed lists, and skinny ones whose B overflows L2 (the stream and axpy kernels).
+std::vector<std::array<std::int64_t, 3>> walked_shapes() {
+  std::vector<std::array<std::int64_t, 3>> shapes;
+  for (std::int64_t m = 1; m <= cpu::kMaxPairsRows + 1; ++m) {
+    for (std::int64_t n : {1, 5, 8, 9, 13, 17, 25, 33, 49}) shapes.push_back({m, n, 19});
+  }
+  for (std::int64_t m : {1, 2, 4, 16}) shapes.push_back({m, 2048, 2048});
+  for (std::int64_t m : {64, 300, 1024}) shapes.push_back({m, m, m});
+  return shapes;
+}
+
+struct Walk {
+  std::array<int, kLevels> configs{};    // configs offered to a CPU of each best ISA level
+  std::array<int, kLevels> looked_up{};  // of those, the ones whose kernel was looked up
+  std::vector<KernelKey> missing;        // configs whose kernel find_cpu_kernel lacks
+  std::set<KernelKey> offered;           // every kernel some config names
+};
+
+// Every config both search spaces offer to a CPU of each ISA level, for every dtype pair,
+// layout and walked shape. Their kernels are looked up on CPUs of levels this machine has (a
+// lookup compiled for a higher level may use its instructions).
+const Walk& walk() {
+  static const Walk result = [] {
+    Walk w;
+    const std::pair<DType, DType> types[] = {{DType::f32, DType::f32},  {DType::f16, DType::f16},
+                                             {DType::f16, DType::f32},  {DType::bf16, DType::bf16},
+                                             {DType::bf16, DType::f32}, {DType::s8, DType::s32}};
+    const auto shapes = walked_shapes();
+    for (int level = 0; level < kLevels; ++level) {
+      const CpuInfo cpu = cpu_at_level(level);
+      const bool here = level <= host_cpu().best_isa();
+      for (auto [in, out] : types) {
+        for (const char* layout : {"nn", "nt", "tn", "tt"}) {
+          const auto layouts = *parse_layout_letters(layout);
+          for (auto [m, n, k] : shapes) {
+            const Problem p = *Problem::create({.m = m, .n = n, .k = k, .a_type = in, .b_type = in, .c_type = out,
+                                                .a_layout = layouts.first, .b_layout = layouts.second});
+            for (SearchSpace space : {SearchSpace::default_space, SearchSpace::exhaustive}) {
+              for (const KernelConfig& c : cpu::cpu_configs(p, space, cpu)) {
+                const cpu::TileKey key = cpu::tile_key(c.algo, c.micro_m, c.micro_n, cpu::vector_lanes(c.isa));
+                const KernelKey kernel{c.isa, c.algo, in, out, key.first, key.second};
+                w.offered.insert(kernel);
+                ++w.configs[level];
+                if (!here) continue;
+                ++w.looked_up[level];
+                if (cpu::find_cpu_kernel(c.isa, c.algo, in, out, key.first, key.second) == nullptr) {
+                  w.missing.push_back(kernel);
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+    return w;
+  }();
+  return result;
+}
+
+std::string describe(const KernelKey& k) {
+  return "isa " + std::to_string(std::get<0>(k)) + " algo " + std::to_string(std::get<1>(k)) + " " +
+         std::string(dtype_name(std::get<2>(k))) + "->" + std::string(dtype_name(std::get<3>(k))) + " tile " +
+         std::to_string(std::get<4>(k)) + "x" + std::to_string(std::get<5>(k));
+}
+
+// The walk's size per best ISA level: a change of the space changes these on purpose.
+constexpr std::array<int, kLevels> kConfigsPerLevel = {195548, 264612, 458487, 475581, 540985};
+
+TEST(CpuOfferedKernels, EveryConfigTheSpaceOffersHasACompiledKernel) {
+  const Walk& w = walk();
+  EXPECT_EQ(w.configs, kConfigsPerLevel);
+  int expected_lookups = 0;
+  for (int level = 0; level <= host_cpu().best_isa(); ++level) expected_lookups += kConfigsPerLevel[level];
+  int lookups = 0;
+  for (int n : w.looked_up) lookups += n;
+  EXPECT_EQ(lookups, expected_lookups);
+  for (const KernelKey& k : w.missing) ADD_FAILURE() << "offered but not compiled: " << describe(k);
+}
+
+// Kernels compiled per ISA level, each level's lookup (find_cpu_kernel_<isa>) taken alone:
+// the register tiles that fit the level's registers, the families and dtypes it serves. Before
+// the kernels were cut to these (issue 32): 410, 410, 434, 44, 114.
+constexpr std::array<int, kLevels> kKernelsPerLevel = {218, 218, 434, 44, 114};
+
+// The level whose lookup serves a kernel of ISA level `isa` for inputs `in`: levels 3 and 4
+// compile only s8 (VNNI) and bf16 (AVX512_BF16) and leave the rest to level 2
+// (find_cpu_kernel).
+int serving_level(int isa, DType in) {
+  if (isa == cpu::kIsaAvx512Bf16 && in == DType::bf16) return isa;
+  if (isa >= cpu::kIsaAvx512Vnni && in == DType::s8) return cpu::kIsaAvx512Vnni;
+  return std::min(isa, cpu::kIsaAvx512);
+}
+
+TEST(CpuOfferedKernels, EveryCompiledKernelIsOneTheSpaceOffers) {
+  const Walk& w = walk();
+  std::set<KernelKey> served;  // the offered kernels, named by the level whose lookup has them
+  for (const KernelKey& k : w.offered) {
+    EXPECT_TRUE(cpu::kernel_offered(std::get<0>(k), std::get<1>(k), std::get<2>(k), std::get<3>(k),
+                                    {std::get<4>(k), std::get<5>(k)}))
+        << "offered against the rules: " << describe(k);
+    KernelKey s = k;
+    std::get<0>(s) = serving_level(std::get<0>(k), std::get<2>(k));
+    served.insert(s);
+  }
+  std::array<int, kLevels> offered{};
+  for (const KernelKey& k : served) ++offered[std::get<0>(k)];
+  EXPECT_EQ(offered, kKernelsPerLevel);
+
+  // Every lookup this machine can call, over every tile key up to the largest in any list.
+  using Lookup = cpu::CpuGemmFn (*)(int, DType, DType, int, int);
+  const Lookup lookups[kLevels] = {cpu::find_cpu_kernel_generic, cpu::find_cpu_kernel_avx2,
+                                   cpu::find_cpu_kernel_avx512, cpu::find_cpu_kernel_avx512_vnni,
+                                   cpu::find_cpu_kernel_avx512_bf16};
+  const std::pair<DType, DType> types[] = {{DType::f32, DType::f32},  {DType::f16, DType::f16},
+                                           {DType::f16, DType::f32},  {DType::bf16, DType::bf16},
+                                           {DType::bf16, DType::f32}, {DType::s8, DType::s32}};
+  for (int level = 0; level <= host_cpu().best_isa(); ++level) {
+    int compiled = 0;
+    for (int algo = cpu::kAlgoPacked; algo <= cpu::kAlgoDirectRowsDots; ++algo) {
+      for (auto [in, out] : types) {
+        for (int first = 1; first <= 32; ++first) {
+          for (int second = 1; second <= 16; ++second) {
+            if (lookups[level](algo, in, out, first, second) == nullptr) continue;
+            ++compiled;
+            const KernelKey k{level, algo, in, out, first, second};
+            EXPECT_TRUE(served.count(k)) << "compiled but never offered: " << describe(k);
+          }
+        }
+      }
+    }
+    EXPECT_EQ(compiled, kKernelsPerLevel[level]) << cpu_isa_name(level);
+  }
+}
+
+}  // namespace
+}  // namespace gemmtune
