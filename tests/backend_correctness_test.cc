@@ -164,9 +164,9 @@ void expect_cpu_config_matches(const Backend& cpu, const Problem& problem, TestB
 }
 
 // The packed kernels for every ISA level this CPU has (not only the best: the levels below
-// are the fallbacks of CPUs without VNNI, BF16 or AVX-512), every tile compiled for the level
-// (those that fit its registers), every layout (each operand is packed along k or across it),
-// blocks small enough that every loop wraps, and scalars that read C.
+// are the fallbacks of CPUs without VNNI, BF16 or AVX-512), every tile compiled for the level,
+// every layout (each operand is packed along k or across it), blocks small enough that every
+// loop wraps, and scalars that read C.
 TEST(CpuKernels, EveryIsaAndRegisterTileMatchesTheReference) {
   const BackendList backends = create_backends(*find_device("cpu"));
   const Backend& cpu = *backends.front();
@@ -182,7 +182,7 @@ TEST(CpuKernels, EveryIsaAndRegisterTileMatchesTheReference) {
         const Reference reference = compute_reference(problem, buffers);
         for (int isa = 0; isa <= best; ++isa) {
           for (const auto& tile : cpu::kMicroTiles) {
-            if (!cpu::kernel_offered(isa, cpu::kAlgoPacked, type, problem.c_type(), {tile.micro_m, tile.micro_nv})) {
+            if (!cpu::kernel_compiled(isa, cpu::kAlgoPacked, type, problem.c_type(), {tile.micro_m, tile.micro_nv})) {
               continue;
             }
             KernelConfig c;
@@ -394,14 +394,14 @@ TEST(CpuKernels, StreamingKernelsReadTheirOperandAtEveryOffsetWithinAVector) {
   }
 }
 
-// f(shape, lanes, config) for every compiled tile kernel shape at every ISA level this CPU has
-// (the shapes that fit the level's registers): its vector's lanes and its one-thread config.
+// f(shape, lanes, config) for every compiled tile kernel shape at every ISA level this CPU has:
+// its vector's lanes and its one-thread config.
 template <class F>
 void for_every_tile_kernel(F&& f) {
   const int best = host_cpu().best_isa();
   for (const auto& shape : cpu::kTileShapes) {
     for (int isa = 0; isa <= best; ++isa) {
-      if (!cpu::kernel_offered(isa, cpu::kAlgoDirectTile, DType::f32, DType::f32, {shape.micro_m, shape.micro_nv})) {
+      if (!cpu::kernel_compiled(isa, cpu::kAlgoDirectTile, DType::f32, DType::f32, {shape.micro_m, shape.micro_nv})) {
         continue;
       }
       KernelConfig c;
@@ -586,8 +586,8 @@ TEST(CpuKernels, RowsDotsKernelsMatchTheReferenceAtEveryTailWidth) {
               TestBuffers buffers(problem, std::uint64_t(m * 1000 + n * 10 + k));
               const Reference reference = compute_reference(problem, buffers);
               for (auto [rows, vectors] : tiles) {
-                if (!cpu::kernel_offered(isa, cpu::kAlgoDirectRowsDots, DType::f32, DType::f32, {rows, vectors})) {
-                  continue;  // more registers than the level has: not compiled
+                if (!cpu::kernel_compiled(isa, cpu::kAlgoDirectRowsDots, DType::f32, DType::f32, {rows, vectors})) {
+                  continue;
                 }
                 for (int threads : {1, 2}) {
                   KernelConfig c;

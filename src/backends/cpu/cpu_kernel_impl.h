@@ -6,8 +6,9 @@
 //
 // GEMMTUNE_ISA_DTYPES(X) lists the (input, output) dtypes the level compiles: levels 3 and 4
 // compile only what their dot-product instructions change, and fall back to level 2 for the
-// rest (find_cpu_kernel). Of the tiles each list names, a level compiles only those the config
-// space can offer there (kernel_offered): AVX2's and SSE2's 16 registers halve their tiles.
+// rest (find_cpu_kernel). Of the tiles each list names, a level compiles those kernel_compiled
+// (cpu_offered_kernels.h) says: every one the config space can offer there, and no other at
+// the AVX-512 levels.
 //
 // One translation unit per level, not one per kernel family: GCC's inlining and cloning of
 // the helpers the families share depend on everything else in the unit, so a split changes
@@ -22,11 +23,11 @@
 #include "cpu_stream_gemm.h"
 #include "cpu_offered_kernels.h"
 
-// A case of find_tile<In, Out>: `kernel` for the tile key (mr, nc) of `algo`. It is
-// instantiated only where the config space can offer it at this ISA level: the rule that
-// prunes the configs prunes the compile, so the two cannot disagree.
-#define GEMMTUNE_CPU_OFFERED_CASE(algo, mr, nc, kernel)                                 \
-  if constexpr (kernel_offered(GEMMTUNE_ISA_LEVEL, algo, In, Out, TileKey{mr, nc})) { \
+// A case of find_tile<In, Out>: `kernel` for the tile key (mr, nc) of `algo`, instantiated
+// where kernel_compiled says, by the rules that prune the configs, so that the two cannot
+// disagree.
+#define GEMMTUNE_CPU_COMPILED_CASE(algo, mr, nc, kernel)                                 \
+  if constexpr (kernel_compiled(GEMMTUNE_ISA_LEVEL, algo, In, Out, TileKey{mr, nc})) { \
     if (micro_m == mr && columns == nc) return kernel;                                  \
   }
 
@@ -37,12 +38,12 @@ template <DType In, DType Out>
 CpuGemmFn find_tile(int algo, int micro_m, int columns) {
   if (algo == kAlgoPacked) {
 #define GEMMTUNE_CPU_TILE_CASE(mr, nv) \
-  GEMMTUNE_CPU_OFFERED_CASE(kAlgoPacked, mr, nv, (&PackedGemm<In, Out, mr, nv>::run))
+  GEMMTUNE_CPU_COMPILED_CASE(kAlgoPacked, mr, nv, (&PackedGemm<In, Out, mr, nv>::run))
     GEMMTUNE_CPU_MICRO_TILES(GEMMTUNE_CPU_TILE_CASE)
 #undef GEMMTUNE_CPU_TILE_CASE
   } else if (algo == kAlgoDirectRows) {
 #define GEMMTUNE_CPU_TILE_CASE(mr, nv) \
-  GEMMTUNE_CPU_OFFERED_CASE(kAlgoDirectRows, mr, nv, (&gemm_direct_rows<In, Out, mr, nv>))
+  GEMMTUNE_CPU_COMPILED_CASE(kAlgoDirectRows, mr, nv, (&gemm_direct_rows<In, Out, mr, nv>))
     GEMMTUNE_CPU_DIRECT_TILES(GEMMTUNE_CPU_TILE_CASE)
     if constexpr (takes_f32_rows_tiles(In, Out)) {
       GEMMTUNE_CPU_DIRECT_F32_TILES(GEMMTUNE_CPU_TILE_CASE)
@@ -50,22 +51,22 @@ CpuGemmFn find_tile(int algo, int micro_m, int columns) {
 #undef GEMMTUNE_CPU_TILE_CASE
   } else if (algo == kAlgoDirectDot) {
 #define GEMMTUNE_CPU_TILE_CASE(mr, nc) \
-  GEMMTUNE_CPU_OFFERED_CASE(kAlgoDirectDot, mr, nc, (&gemm_direct_dot<In, Out, mr, nc>))
+  GEMMTUNE_CPU_COMPILED_CASE(kAlgoDirectDot, mr, nc, (&gemm_direct_dot<In, Out, mr, nc>))
     GEMMTUNE_CPU_DOT_TILES(GEMMTUNE_CPU_TILE_CASE)
 #undef GEMMTUNE_CPU_TILE_CASE
   } else if (algo == kAlgoDirectTile) {
 #define GEMMTUNE_CPU_TILE_CASE(mr, nv) \
-  GEMMTUNE_CPU_OFFERED_CASE(kAlgoDirectTile, mr, nv, (&gemm_direct_tile<In, Out, mr, nv>))
+  GEMMTUNE_CPU_COMPILED_CASE(kAlgoDirectTile, mr, nv, (&gemm_direct_tile<In, Out, mr, nv>))
     GEMMTUNE_CPU_TILE_SHAPES(GEMMTUNE_CPU_TILE_CASE)
 #undef GEMMTUNE_CPU_TILE_CASE
   } else if (algo == kAlgoDirectStream) {
 #define GEMMTUNE_CPU_TILE_CASE(mr, nv) \
-  GEMMTUNE_CPU_OFFERED_CASE(kAlgoDirectStream, mr, nv, (&gemm_direct_stream<In, Out, mr, nv>))
+  GEMMTUNE_CPU_COMPILED_CASE(kAlgoDirectStream, mr, nv, (&gemm_direct_stream<In, Out, mr, nv>))
     GEMMTUNE_CPU_STREAM_TILES(GEMMTUNE_CPU_TILE_CASE)
 #undef GEMMTUNE_CPU_TILE_CASE
   } else if (algo == kAlgoDirectAxpy) {
 #define GEMMTUNE_CPU_TILE_CASE(mr, u) \
-  GEMMTUNE_CPU_OFFERED_CASE(kAlgoDirectAxpy, mr, u, (&gemm_direct_axpy<In, Out, mr, u>))
+  GEMMTUNE_CPU_COMPILED_CASE(kAlgoDirectAxpy, mr, u, (&gemm_direct_axpy<In, Out, mr, u>))
     GEMMTUNE_CPU_AXPY_TILES(GEMMTUNE_CPU_TILE_CASE)
 #undef GEMMTUNE_CPU_TILE_CASE
   } else if (algo == kAlgoDirectPairs) {
@@ -74,13 +75,13 @@ CpuGemmFn find_tile(int algo, int micro_m, int columns) {
     static_assert(family_takes_isa(kAlgoDirectPairs, GEMMTUNE_ISA_LEVEL) == (GEMMTUNE_VECTOR_BYTES == 64));
 #if GEMMTUNE_VECTOR_BYTES == 64
 #define GEMMTUNE_CPU_TILE_CASE(mr) \
-  GEMMTUNE_CPU_OFFERED_CASE(kAlgoDirectPairs, mr, 1, (&gemm_direct_pairs<In, Out, mr>))
+  GEMMTUNE_CPU_COMPILED_CASE(kAlgoDirectPairs, mr, 1, (&gemm_direct_pairs<In, Out, mr>))
     GEMMTUNE_CPU_PAIRS_ROWS(GEMMTUNE_CPU_TILE_CASE)
 #undef GEMMTUNE_CPU_TILE_CASE
 #endif
   } else if (algo == kAlgoDirectRowsDots) {
 #define GEMMTUNE_CPU_TILE_CASE(mr, nv) \
-  GEMMTUNE_CPU_OFFERED_CASE(kAlgoDirectRowsDots, mr, nv, (&gemm_direct_rows_dots<In, Out, mr, nv>))
+  GEMMTUNE_CPU_COMPILED_CASE(kAlgoDirectRowsDots, mr, nv, (&gemm_direct_rows_dots<In, Out, mr, nv>))
     GEMMTUNE_CPU_DIRECT_TILES(GEMMTUNE_CPU_TILE_CASE)
     if constexpr (takes_f32_rows_tiles(In, Out)) {
       GEMMTUNE_CPU_DIRECT_F32_TILES(GEMMTUNE_CPU_TILE_CASE)
@@ -88,7 +89,7 @@ CpuGemmFn find_tile(int algo, int micro_m, int columns) {
 #undef GEMMTUNE_CPU_TILE_CASE
   } else if (algo == kAlgoDirectColumns) {
 #define GEMMTUNE_CPU_TILE_CASE(mj, nv) \
-  GEMMTUNE_CPU_OFFERED_CASE(kAlgoDirectColumns, mj, nv, (&gemm_direct_columns<In, Out, mj, nv>))
+  GEMMTUNE_CPU_COMPILED_CASE(kAlgoDirectColumns, mj, nv, (&gemm_direct_columns<In, Out, mj, nv>))
     GEMMTUNE_CPU_COLUMNS_TILES(GEMMTUNE_CPU_TILE_CASE)
 #undef GEMMTUNE_CPU_TILE_CASE
   }

@@ -48,4 +48,16 @@ constexpr bool kernel_offered(int isa, int algo, DType in, DType out, TileKey ke
   return family_takes_dtypes(algo, in, out) && family_takes_isa(algo, isa) && tile_fits_registers(isa, algo, key);
 }
 
+// Whether the kernel is compiled: every kernel the config space can offer and, below AVX-512,
+// also the tiles the 16 registers cannot hold, which no config offers. GCC clones and inlines
+// the helpers the kernels share by what else the translation unit holds: without those tiles
+// it compiled a fifth of the other generic and AVX2 kernels differently (the 4 x 2 packed tile
+// 20-30% slower on Zen 3; bench/results/2026-11-25-build-time.md), and the cost model of
+// data/models was trained on the code they have now (its sweeps time generic and AVX2 packed
+// configs). Drop them, for 4 minutes of a 2-core build, when that model is next retrained.
+constexpr bool kernel_compiled(int isa, int algo, DType in, DType out, TileKey key) {
+  if (isa < kIsaAvx512) return family_takes_dtypes(algo, in, out) && family_takes_isa(algo, isa);
+  return kernel_offered(isa, algo, in, out, key);
+}
+
 }  // namespace gemmtune::cpu
