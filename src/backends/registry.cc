@@ -28,6 +28,7 @@ BackendList create_backends(const DeviceInfo& device) {
   if (device.kind == DeviceKind::cuda) {
     backends.push_back(cuda::make_cublaslt_backend(device.cuda));
     backends.push_back(cuda::make_wgmma_backend(device.cuda));
+    backends.push_back(cuda::make_skinny_backend(device.cuda));
     backends.push_back(cuda::make_nvrtc_backend(device.cuda));
   }
 #endif
@@ -76,10 +77,12 @@ std::vector<BackendAvailability> compiled_backends(DeviceKind kind) {
 #ifdef GEMMTUNE_HAVE_CUDA
     list.push_back({"cublaslt", true, "cuBLASLt, its top heuristic algorithms as choices"});
     list.push_back({"wgmma", true, "gemmtune's NVRTC-compiled Hopper templates (TMA, wgmma; sm_90a)"});
+    list.push_back({"skinny", true, "gemmtune's NVRTC-compiled kernels for m <= 64 (weights streamed, split k in one launch)"});
     list.push_back({"cuda", true, "gemmtune's NVRTC-compiled tensor-core templates (mma.sync)"});
 #else
     list.push_back({"cublaslt", false, "not built (CUDA toolkit not found or GEMMTUNE_WITH_CUDA=OFF)"});
     list.push_back({"wgmma", false, "not built (CUDA toolkit not found or GEMMTUNE_WITH_CUDA=OFF)"});
+    list.push_back({"skinny", false, "not built (CUDA toolkit not found or GEMMTUNE_WITH_CUDA=OFF)"});
     list.push_back({"cuda", false, "not built (CUDA toolkit not found or GEMMTUNE_WITH_CUDA=OFF)"});
 #endif
   }

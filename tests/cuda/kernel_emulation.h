@@ -1,4 +1,4 @@
-// Runs gemm_mma.cuh on the host: one std::thread per CUDA thread, std::barrier for
+// Runs gemm_mma.cuh and gemm_skinny.cuh on the host: one std::thread per CUDA thread, std::barrier for
 // __syncthreads, and mma.sync modelled lane by lane on the fragment layouts of the PTX ISA
 // ("Matrix fragments for mma.m16n8k16 / m16n8k8 / m16n8k32"). It checks the template's tiling,
 // bounds, layouts, swizzle and split-k without a GPU; it says nothing of speed, and it trusts
@@ -23,9 +23,19 @@
 struct GtEmuDim3 {
   unsigned x = 0, y = 0, z = 0;
 };
-inline thread_local GtEmuDim3 threadIdx, blockIdx, blockDim;
+inline thread_local GtEmuDim3 threadIdx, blockIdx, blockDim, gridDim;
 
 inline float __uint_as_float(unsigned bits) { return std::bit_cast<float>(bits); }
+
+// Byte i of the result is byte (selector nibble i) of the eight bytes y:x.
+inline unsigned __byte_perm(unsigned x, unsigned y, unsigned selector) {
+  const unsigned long long bytes = (static_cast<unsigned long long>(y) << 32) | x;
+  unsigned out = 0;
+  for (int i = 0; i < 4; ++i) out |= unsigned((bytes >> (8 * ((selector >> (4 * i)) & 7))) & 0xff) << (8 * i);
+  return out;
+}
+inline int atomicAdd(int* address, int value) { return __atomic_fetch_add(address, value, __ATOMIC_SEQ_CST); }
+inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 
 namespace gt_emu {
 
@@ -104,28 +114,35 @@ void mma(Acc (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2]) {
   w.barrier.arrive_and_wait();  // nobody overwrites the fragments before every lane has read them
 }
 
-// Runs kernel(args...) over a grid_x × 1 × grid_z grid of blocks of `threads` threads.
+// Runs kernel(args...) over a grid of blocks of `threads` threads, one block after another.
+template <class Kernel, class... Args>
+void launch_grid(Kernel kernel, GtEmuDim3 grid, unsigned threads, std::size_t shared_bytes, Args... args) {
+  const unsigned blocks = grid.x * grid.y * grid.z;
+  for (unsigned index = 0; index < blocks; ++index) {
+    const GtEmuDim3 id{index % grid.x, index / grid.x % grid.y, index / (grid.x * grid.y)};
+    std::vector<unsigned> shared(shared_bytes / 4 + 1, 0xdeadbeefu);  // garbage, as on a GPU
+    std::barrier<> barrier(threads);
+    std::unique_ptr<Warp[]> warps(new Warp[(threads + 31) / 32]);
+    std::vector<std::thread> pool;
+    for (unsigned t = 0; t < threads; ++t) {
+      pool.emplace_back([&, t] {
+        threadIdx = {t, 0, 0};
+        blockIdx = id;
+        blockDim = {threads, 1, 1};
+        gridDim = grid;
+        block = {&barrier, &warps[0], shared.data()};
+        kernel(args...);
+      });
+    }
+    for (std::thread& thread : pool) thread.join();
+  }
+}
+
+// A grid_x × 1 × grid_z grid.
 template <class Kernel, class... Args>
 void launch(Kernel kernel, unsigned grid_x, unsigned grid_z, unsigned threads, std::size_t shared_bytes,
             Args... args) {
-  for (unsigned z = 0; z < grid_z; ++z) {
-    for (unsigned x = 0; x < grid_x; ++x) {
-      std::vector<unsigned> shared(shared_bytes / 4 + 1, 0xdeadbeefu);  // garbage, as on a GPU
-      std::barrier<> barrier(threads);
-      std::unique_ptr<Warp[]> warps(new Warp[(threads + 31) / 32]);
-      std::vector<std::thread> pool;
-      for (unsigned t = 0; t < threads; ++t) {
-        pool.emplace_back([&, t] {
-          threadIdx = {t, 0, 0};
-          blockIdx = {x, 0, z};
-          blockDim = {threads, 1, 1};
-          block = {&barrier, &warps[0], shared.data()};
-          kernel(args...);
-        });
-      }
-      for (std::thread& thread : pool) thread.join();
-    }
-  }
+  launch_grid(kernel, GtEmuDim3{grid_x, 1, grid_z}, threads, shared_bytes, args...);
 }
 
 }  // namespace gt_emu

@@ -31,6 +31,7 @@ const DriverApi& driver() {
                      resolve("cuCtxSetCurrent", d.ctx_set_current), resolve("cuModuleLoadData", d.module_load_data),
                      resolve("cuModuleUnload", d.module_unload), resolve("cuModuleGetFunction", d.module_get_function),
                      resolve("cuFuncSetAttribute", d.func_set_attribute), resolve("cuLaunchKernel", d.launch_kernel),
+                     resolve("cuLaunchKernelEx", d.launch_kernel_ex),
                      resolve("cuOccupancyMaxActiveClusters", d.occupancy_max_active_clusters)}) {
       if (!s.is_ok() && d.status.is_ok()) d.status = s;
     }

@@ -31,6 +31,7 @@ struct DriverApi {
   decltype(&::cuModuleGetFunction) module_get_function = nullptr;
   decltype(&::cuFuncSetAttribute) func_set_attribute = nullptr;
   decltype(&::cuLaunchKernel) launch_kernel = nullptr;
+  decltype(&::cuLaunchKernelEx) launch_kernel_ex = nullptr;
   decltype(&::cuOccupancyMaxActiveClusters) occupancy_max_active_clusters = nullptr;
   Status status;  // why an entry point is missing, if one is
 };

@@ -1,6 +1,6 @@
-# Sources of the NVRTC template backends: "cuda" (mma.sync, any GPU from sm_80) and "wgmma"
-# (Hopper). Each kernel template is a CUDA C++ file in the tree, embedded into the library as a
-# string at build time; it is regenerated whenever the .cuh changes.
+# Sources of the NVRTC template backends: "cuda" (mma.sync, any GPU from sm_80), "wgmma"
+# (Hopper) and "skinny" (m <= 64). Each kernel template is a CUDA C++ file in the tree, embedded
+# into the library as a string at build time; it is regenerated whenever the .cuh changes.
 # gemmtune_embed_kernel(NAME): kernels/NAME.cuh as generated/NAME_source.cc, defining NAME_source().
 function(gemmtune_embed_kernel name)
   set(cuh ${CMAKE_CURRENT_SOURCE_DIR}/backends/cuda/kernels/${name}.cuh)
@@ -15,6 +15,7 @@ function(gemmtune_embed_kernel name)
 endfunction()
 gemmtune_embed_kernel(gemm_mma)
 gemmtune_embed_kernel(gemm_wgmma)
+gemmtune_embed_kernel(gemm_skinny)
 gemmtune_embed_kernel(verify)
 
 set(GEMMTUNE_CUDA_NVRTC_SOURCES
@@ -27,6 +28,9 @@ set(GEMMTUNE_CUDA_NVRTC_SOURCES
   backends/cuda/wgmma_config_space.cc
   backends/cuda/wgmma_kernel_source.cc
   backends/cuda/wgmma_tensor_map.cc
+  backends/cuda/skinny_backend.cc
+  backends/cuda/skinny_config_space.cc
   ${CMAKE_CURRENT_BINARY_DIR}/generated/gemm_mma_source.cc
   ${CMAKE_CURRENT_BINARY_DIR}/generated/gemm_wgmma_source.cc
+  ${CMAKE_CURRENT_BINARY_DIR}/generated/gemm_skinny_source.cc
   ${CMAKE_CURRENT_BINARY_DIR}/generated/verify_source.cc)

@@ -1,0 +1,547 @@
+// gemmtune's skinny GEMM template (backend "skinny"), compiled at run time by NVRTC: C = alpha·A·B
+// + beta·C for m ≤ 64, the shape of LLM decoding, where the whole cost is streaming B (the
+// weights) once. It includes no header; the tensor-core op is inline PTX mma.sync.
+//
+// The tensor cores compute Cᵀ = Bᵀ·Aᵀ: B's n runs along mma's 16-row M slot, m along its 8-wide
+// N slot (8·GT_MT columns, rows of C past m read zeros). Each warp owns GT_TILES 16-row tiles
+// of n (nt) or a 64-row strip (nn) and streams its rows of B from global memory straight into
+// registers, GT_BK of k at a time, one 16-byte load per thread and row (two batches in flight
+// with GT_STAGES 2); no shared memory, no barrier in the stream. A, small and read by every
+// CTA, sits in shared memory GT_PASS of k at a time.
+//
+// Since the sum over k does not depend on its order, the k elements of a register are not those
+// the PTX fragment layout names: thread (g, c) of a warp loads words 4c..4c+3 (16 bytes) of
+// each 16-word chunk of its rows, and the fragment's logical word c of k-step s is physical
+// word 4c+2s, logical c+4 physical 4c+2s+1. A in shared memory is read with the same map, as one
+// 16-byte load per chunk. With n contiguous (nn), a thread loads 8 consecutive n of each of its
+// k rows and byte-permutes them into k-pairs (quads for s8).
+//
+// The grid is (blocks of GT_BN rows of n) × GT_SPLIT_K slices of k, sized by the config space so
+// that every SM has several CTAs streaming. With slices, each writes its partial sums to the
+// workspace and the CTA that finishes a block last (a counter per block) adds the slices in
+// order — the sum does not depend on which was last — and writes C: one launch, no reduce kernel.
+//
+// Macros (all required):
+//   GT_IN        input dtype: 0 f16, 1 bf16, 3 s8
+//   GT_OUT       output dtype: 0 f32, 1 f16, 2 bf16, 3 s32
+//   GT_A_KCONTIG 1 when A is row-major (k contiguous), 0 when column-major
+//   GT_B_KCONTIG 1 when B is column-major (k contiguous: "nt", the weights of a linear layer), 0 ("nn")
+//   GT_MT        8-column mma tiles of m (m ≤ 8·GT_MT ≤ 64)
+//   GT_WARPS     warps per CTA
+//   GT_TILES     16-row tiles of n per warp (nt: 1, 2 or 4; nn: 4)
+//   GT_BK        k elements of one register batch: a multiple of 16 words (32 of f16/bf16, 64 of s8)
+//   GT_STAGES    1: load a batch, then multiply it; 2: the next batch's loads are in flight meanwhile
+//   GT_PASS      k elements of A in shared memory at once (a multiple of GT_BK and of 32 words)
+//   GT_SPLIT_K   slices of k (1: none)
+//   GT_VEC       1: 16-byte loads of B (and of A when k-contiguous); the host guarantees lda, ldb
+//                and k keep them aligned and checks the pointers. 0: element loads.
+//   GT_PDL       1 (compute capability 9.0 and up, launched with programmatic stream
+//                serialization): the kernel lets the next one in the stream launch at once and
+//                loads its first batch of B, which no earlier kernel writes, before it waits for
+//                the previous kernel to finish; A, C and the workspace are touched only after.
+//                Back to back, one GEMM's ramp-up then overlaps the previous one's tail.
+
+typedef unsigned int gt_u32;
+
+#if GT_IN == 3
+typedef signed char gt_in_t;
+typedef int gt_acc_t;
+#define GT_EPW 4  // elements per 32-bit word
+#else
+typedef unsigned short gt_in_t;
+typedef float gt_acc_t;
+#define GT_EPW 2
+#endif
+#define GT_ESIZE (4 / GT_EPW)
+
+#if GT_OUT == 0
+typedef float gt_out_t;
+#elif GT_OUT == 3
+typedef int gt_out_t;
+#else
+typedef unsigned short gt_out_t;
+#endif
+
+#define GT_THREADS (GT_WARPS * 32)
+#define GT_BN (GT_WARPS * 16 * GT_TILES)  // rows of n per CTA
+#define GT_BKW (GT_BK / GT_EPW)           // words of k in one batch
+#define GT_CHUNKS (GT_BKW / 16)           // 16-word chunks (two mma k-steps) in one batch
+#define GT_PASSW (GT_PASS / GT_EPW)
+// A's row stride in shared memory, ≡ 16 (mod 32) words: the 16-byte fragment reads of a
+// quarter warp (rows g and g+1, words 4c..4c+3) then fall in 32 distinct banks.
+#define GT_LDS (GT_PASSW + 16)
+#define GT_MPAD (8 * GT_MT)
+#define GT_NNV 8                            // nn: consecutive n one thread loads per k row
+#define GT_NNW (GT_NNV * GT_ESIZE / 4)      // ... as words (4 of f16/bf16, 2 of s8)
+
+#if GT_BKW % 16 != 0 || GT_PASSW % 32 != 0 || GT_PASS % GT_BK != 0
+#error "GT_BK must be whole 16-word chunks and GT_PASS whole batches of 32 words"
+#endif
+#if GT_B_KCONTIG == 0 && GT_TILES != 4
+#error "the nn layout takes 64 rows of n per warp (GT_TILES 4)"
+#endif
+
+struct alignas(16) gt_u32x4 {
+  gt_u32 w[4];
+};
+
+// --- The PTX operations. tests/cuda/kernel_emulation.h runs this file on the host (with
+// GT_HOST_EMULATION defined) to check the indexing without a GPU; it supplies these same
+// operations, modelled on the PTX ISA's fragment layouts. ---
+#ifdef GT_HOST_EMULATION
+#define GT_KERNEL_LINKAGE
+__device__ __forceinline__ void gt_mma(gt_acc_t (&d)[4], gt_u32 a0, gt_u32 a1, gt_u32 a2, gt_u32 a3, gt_u32 b0,
+                                       gt_u32 b1) {
+  const gt_u32 a[4] = {a0, a1, a2, a3};
+  const gt_u32 b[2] = {b0, b1};
+  gt_emu::mma<GT_IN>(d, a, b);
+}
+__device__ __forceinline__ gt_u32x4 gt_load_stream16(const void* p) {
+  gt_u32x4 v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+__device__ __forceinline__ void gt_load_stream8(gt_u32 (&out)[2], const void* p) { std::memcpy(out, p, sizeof out); }
+__device__ __forceinline__ void gt_launch_dependents() {}
+__device__ __forceinline__ void gt_wait_for_previous_grid() {}
+__device__ __forceinline__ gt_acc_t gt_load_partial(const gt_acc_t* p) { return *(const volatile gt_acc_t*)p; }
+__device__ __forceinline__ unsigned short gt_f32_to_f16(float v) { return gt_emu::f16_bits(v); }
+__device__ __forceinline__ unsigned short gt_f32_to_bf16(float v) { return gt_emu::bf16_bits(v); }
+__device__ __forceinline__ float gt_f16_to_f32(unsigned short h) { return gt_emu::f16_value(h); }
+#else
+#define GT_KERNEL_LINKAGE extern "C"
+__device__ __forceinline__ void gt_mma(gt_acc_t (&d)[4], gt_u32 a0, gt_u32 a1, gt_u32 a2, gt_u32 a3, gt_u32 b0,
+                                       gt_u32 b1) {
+#if GT_IN == 0
+  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+               : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+#elif GT_IN == 1
+  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+               : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+#else
+  asm volatile("mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+               : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])
+               : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+#endif
+}
+
+// B is read once: kept out of L1 so A's reuse stays there.
+__device__ __forceinline__ gt_u32x4 gt_load_stream16(const void* p) {
+  gt_u32x4 v;
+  asm("ld.global.nc.L1::no_allocate.v4.u32 {%0,%1,%2,%3}, [%4];"
+      : "=r"(v.w[0]), "=r"(v.w[1]), "=r"(v.w[2]), "=r"(v.w[3])
+      : "l"(p));
+  return v;
+}
+
+// A partial sum another CTA wrote: read from L2, past this SM's L1.
+__device__ __forceinline__ gt_acc_t gt_load_partial(const gt_acc_t* p) {
+  gt_acc_t v;
+#if GT_IN == 3
+  asm volatile("ld.global.cg.s32 %0, [%1];" : "=r"(v) : "l"(p));
+#else
+  asm volatile("ld.global.cg.f32 %0, [%1];" : "=f"(v) : "l"(p));
+#endif
+  return v;
+}
+__device__ __forceinline__ void gt_load_stream8(gt_u32 (&out)[2], const void* p) {
+  asm("ld.global.nc.L1::no_allocate.v2.u32 {%0,%1}, [%2];" : "=r"(out[0]), "=r"(out[1]) : "l"(p));
+}
+// Programmatic dependent launch (no-ops without GT_PDL, or where the launch did not ask for it).
+__device__ __forceinline__ void gt_launch_dependents() {
+#if GT_PDL
+  asm volatile("griddepcontrol.launch_dependents;");
+#endif
+}
+__device__ __forceinline__ void gt_wait_for_previous_grid() {
+#if GT_PDL
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ unsigned short gt_f32_to_f16(float v) {
+  unsigned short h;
+  asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(v));
+  return h;
+}
+__device__ __forceinline__ unsigned short gt_f32_to_bf16(float v) {
+  unsigned short h;
+  asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h) : "f"(v));
+  return h;
+}
+__device__ __forceinline__ float gt_f16_to_f32(unsigned short h) {
+  float f;
+  asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
+  return f;
+}
+#endif
+
+__device__ __forceinline__ gt_u32 gt_element_bits(const gt_in_t* p) {
+#if GT_IN == 3
+  return (gt_u32)(unsigned char)*p;
+#else
+  return (gt_u32)*p;
+#endif
+}
+
+// WORDS·EPW elements at p (`stride` elements apart; the first is element `first` of its row),
+// packed into words from the low bits up; elements from `limit` on read as zero.
+template <int WORDS>
+__device__ __forceinline__ void gt_load_elements(gt_u32 (&out)[WORDS], const gt_in_t* p, long long stride,
+                                                 long long first, long long limit) {
+#pragma unroll
+  for (int i = 0; i < WORDS; ++i) out[i] = 0;
+#pragma unroll
+  for (int e = 0; e < WORDS * GT_EPW; ++e) {
+    if (first + e < limit) out[e / GT_EPW] |= gt_element_bits(p + e * stride) << ((e % GT_EPW) * 8 * GT_ESIZE);
+  }
+}
+
+// 16 bytes of k from one row of B (nt): zeros past n and past k.
+__device__ __forceinline__ gt_u32x4 gt_load_b_row(const gt_in_t* b, long long ldb, long long row, long long n,
+                                                  long long kk, long long k) {
+  gt_u32x4 v = {{0, 0, 0, 0}};
+  if (row >= n) return v;
+  const gt_in_t* p = b + row * ldb + kk;
+  if (GT_VEC && kk + 4 * GT_EPW <= k) return gt_load_stream16(p);
+  gt_load_elements<4>(v.w, p, 1, kk, k);
+  return v;
+}
+
+// GT_NNV consecutive n of one k row of B (nn): zeros past n and past k.
+__device__ __forceinline__ void gt_load_b_krow(gt_u32 (&out)[GT_NNW], const gt_in_t* b, long long ldb, long long kr,
+                                               long long k, long long col, long long n) {
+  if (kr >= k || col >= n) {
+#pragma unroll
+    for (int i = 0; i < GT_NNW; ++i) out[i] = 0;
+    return;
+  }
+  const gt_in_t* p = b + kr * ldb + col;
+  if (GT_VEC && col + GT_NNV <= n) {
+#if GT_NNW == 4
+    const gt_u32x4 v = gt_load_stream16(p);
+#pragma unroll
+    for (int i = 0; i < 4; ++i) out[i] = v.w[i];
+#else
+    gt_load_stream8(out, p);
+#endif
+    return;
+  }
+  gt_load_elements<GT_NNW>(out, p, 1, col, n);
+}
+
+// A's k elements [k0, k0 + GT_PASS) as words, rows past m and k past the end as zeros; only the
+// groups of four words before `k_used` (the slice's end), which are all the batches read.
+__device__ __forceinline__ void gt_load_a_pass(gt_u32* a_s, const gt_in_t* a, long long lda, long long m, long long k,
+                                               long long k0, long long k_used) {
+  const long long left = (k_used - k0 + 4 * GT_EPW - 1) / (4 * GT_EPW);
+  const int groups = left < GT_PASSW / 4 ? (int)left : GT_PASSW / 4;
+#if GT_A_KCONTIG
+  // Consecutive threads along k, four words each.
+  for (int idx = threadIdx.x; idx < GT_MPAD * groups; idx += GT_THREADS) {
+    const int row = idx / groups;
+    const int w = (idx % groups) * 4;
+    const long long kk = k0 + (long long)w * GT_EPW;
+    gt_u32x4 v = {{0, 0, 0, 0}};
+    if (row < m) {
+      const gt_in_t* p = a + row * lda + kk;
+      if (GT_VEC && kk + 4 * GT_EPW <= k) {
+        v = *(const gt_u32x4*)p;
+      } else {
+        gt_load_elements<4>(v.w, p, 1, kk, k);
+      }
+    }
+    *(gt_u32x4*)(a_s + row * GT_LDS + w) = v;
+  }
+#else
+  // Consecutive threads along m, the contiguous dim.
+  for (int idx = threadIdx.x; idx < GT_MPAD * groups * 4; idx += GT_THREADS) {
+    const int row = idx % GT_MPAD;
+    const int w = idx / GT_MPAD;
+    const long long kk = k0 + (long long)w * GT_EPW;
+    gt_u32 word[1] = {0};
+    if (row < m) gt_load_elements<1>(word, a + kk * lda + row, lda, kk, k);
+    a_s[row * GT_LDS + w] = word[0];
+  }
+#endif
+}
+
+// One batch of a warp's B in registers, as loaded.
+struct GtBatch {
+#if GT_B_KCONTIG
+  gt_u32x4 rows[GT_TILES][GT_CHUNKS][2];  // rows g and g+8 of each tile
+#else
+  gt_u32 krows[GT_CHUNKS][4 * GT_EPW][GT_NNW];  // k rows 4c·EPW.. of each chunk, 8 n each
+#endif
+};
+
+// A batch's loads. `interior` (the same for the whole CTA): every row and k of the batch is
+// inside B and the loads are 16-byte ones, so none needs a check: one address and one load
+// each. Otherwise every load checks its row and k, and loads element by element at the edges.
+__device__ __forceinline__ void gt_load_batch(GtBatch& batch, const gt_in_t* b, long long ldb, long long n,
+                                              long long k, long long row0, long long kb, int g, int c,
+                                              bool interior) {
+#if GT_B_KCONTIG
+  if (interior) {
+    const gt_in_t* base = b + (row0 + g) * ldb + kb + 4 * c * GT_EPW;
+#pragma unroll
+    for (int t = 0; t < GT_TILES; ++t)
+#pragma unroll
+      for (int ch = 0; ch < GT_CHUNKS; ++ch) {
+        const gt_in_t* p = base + (long long)(t * 16) * ldb + ch * 16 * GT_EPW;
+        batch.rows[t][ch][0] = gt_load_stream16(p);
+        batch.rows[t][ch][1] = gt_load_stream16(p + 8 * ldb);
+      }
+    return;
+  }
+#else
+  if (interior) {
+    const gt_in_t* base = b + (kb + 4 * c * GT_EPW) * ldb + row0 + 8 * g;
+#pragma unroll
+    for (int ch = 0; ch < GT_CHUNKS; ++ch)
+#pragma unroll
+      for (int r = 0; r < 4 * GT_EPW; ++r) {
+        const gt_in_t* p = base + (long long)(ch * 16 * GT_EPW + r) * ldb;
+#if GT_NNW == 4
+        const gt_u32x4 v = gt_load_stream16(p);
+#pragma unroll
+        for (int i = 0; i < 4; ++i) batch.krows[ch][r][i] = v.w[i];
+#else
+        gt_load_stream8(batch.krows[ch][r], p);
+#endif
+      }
+    return;
+  }
+#endif
+#pragma unroll
+  for (int ch = 0; ch < GT_CHUNKS; ++ch) {
+    const long long kk = kb + (long long)(ch * 16 + 4 * c) * GT_EPW;
+#if GT_B_KCONTIG
+#pragma unroll
+    for (int t = 0; t < GT_TILES; ++t) {
+      batch.rows[t][ch][0] = gt_load_b_row(b, ldb, row0 + t * 16 + g, n, kk, k);
+      batch.rows[t][ch][1] = gt_load_b_row(b, ldb, row0 + t * 16 + g + 8, n, kk, k);
+    }
+#else
+#pragma unroll
+    for (int r = 0; r < 4 * GT_EPW; ++r) gt_load_b_krow(batch.krows[ch][r], b, ldb, kk + r, k, row0 + 8 * g, n);
+#endif
+  }
+}
+
+#if GT_B_KCONTIG == 0
+// nn: the word of n value j (of the thread's 8) and physical word q (of its 4) of one chunk:
+// the k-pair (quad for s8) of that column, gathered from the rows loaded.
+__device__ __forceinline__ gt_u32 gt_nn_word(const gt_u32 (&krows)[4 * GT_EPW][GT_NNW], int j, int q) {
+#if GT_EPW == 2
+  return __byte_perm(krows[2 * q][j / 2], krows[2 * q + 1][j / 2], (j % 2) ? 0x7632 : 0x5410);
+#else
+  const int sel = (j % 4) | ((4 + j % 4) << 4);
+  const gt_u32 lo = __byte_perm(krows[4 * q][j / 4], krows[4 * q + 1][j / 4], sel);
+  const gt_u32 hi = __byte_perm(krows[4 * q + 2][j / 4], krows[4 * q + 3][j / 4], sel);
+  return __byte_perm(lo, hi, 0x5410);
+#endif
+}
+#endif
+
+// The tensor-core work of one batch; a_s points at the batch's first word of row 0 of A.
+__device__ __forceinline__ void gt_batch_mma(const GtBatch& batch, const gt_u32* a_s, int g, int c,
+                                             gt_acc_t (&acc)[GT_TILES][GT_MT][4]) {
+#pragma unroll
+  for (int ch = 0; ch < GT_CHUNKS; ++ch) {
+    gt_u32x4 act[GT_MT];
+#pragma unroll
+    for (int j = 0; j < GT_MT; ++j) act[j] = *(const gt_u32x4*)(a_s + (8 * j + g) * GT_LDS + ch * 16 + 4 * c);
+#if GT_B_KCONTIG == 0
+    gt_u32 words[GT_NNV][4];
+#pragma unroll
+    for (int j = 0; j < GT_NNV; ++j)
+#pragma unroll
+      for (int q = 0; q < 4; ++q) words[j][q] = gt_nn_word(batch.krows[ch], j, q);
+#endif
+#pragma unroll
+    for (int s = 0; s < 2; ++s) {
+#pragma unroll
+      for (int t = 0; t < GT_TILES; ++t) {
+#if GT_B_KCONTIG
+        const gt_u32x4& lo = batch.rows[t][ch][0];
+        const gt_u32x4& hi = batch.rows[t][ch][1];
+        const gt_u32 a0 = lo.w[2 * s], a1 = hi.w[2 * s], a2 = lo.w[2 * s + 1], a3 = hi.w[2 * s + 1];
+#else
+        // Tile t's row g is the thread's n value 2t, row g+8 its value 2t+1.
+        const gt_u32 a0 = words[2 * t][2 * s], a1 = words[2 * t + 1][2 * s];
+        const gt_u32 a2 = words[2 * t][2 * s + 1], a3 = words[2 * t + 1][2 * s + 1];
+#endif
+#pragma unroll
+        for (int j = 0; j < GT_MT; ++j) gt_mma(acc[t][j], a0, a1, a2, a3, act[j].w[2 * s], act[j].w[2 * s + 1]);
+      }
+    }
+  }
+}
+
+__device__ __forceinline__ float gt_out_value(gt_out_t v) {
+#if GT_OUT == 1
+  return gt_f16_to_f32(v);
+#elif GT_OUT == 2
+  return __uint_as_float(((gt_u32)v) << 16);  // bf16 is the top half of an f32
+#else
+  return (float)v;
+#endif
+}
+
+// C(row, col) = alpha·acc + beta·C(row, col); C is only read when beta != 0 (it may hold NaN).
+__device__ __forceinline__ void gt_store_c(gt_out_t* c, long long ldc, long long row, long long col, gt_acc_t acc,
+                                           float alpha, float beta) {
+  gt_out_t* out = c + row * ldc + col;
+#if GT_IN == 3
+  // s8 problems have alpha 1 and beta 0 or 1: integer arithmetic, wrapping as s32 does.
+  *out = beta != 0.0f ? (gt_out_t)((gt_u32)acc + (gt_u32)*out) : acc;
+#else
+  float v = alpha * acc;
+  if (beta != 0.0f) v += beta * gt_out_value(*out);
+#if GT_OUT == 1
+  *out = gt_f32_to_f16(v);
+#elif GT_OUT == 2
+  *out = gt_f32_to_bf16(v);
+#else
+  *out = v;
+#endif
+#endif
+}
+
+// The n row of accumulator element r (0..3) of tile t: rows g (r < 2) and g+8 of the tile.
+__device__ __forceinline__ long long gt_acc_row(long long row0, int t, int r, int g) {
+#if GT_B_KCONTIG
+  return row0 + t * 16 + g + (r >> 1) * 8;
+#else
+  return row0 + 8 * g + 2 * t + (r >> 1);
+#endif
+}
+
+GT_KERNEL_LINKAGE __global__ void __launch_bounds__(GT_THREADS)
+    gemmtune_gemm_skinny(const gt_in_t* a, const gt_in_t* b, gt_out_t* c, gt_acc_t* workspace, int* counters,
+                         long long m, long long n, long long k, long long lda, long long ldb, long long ldc,
+                         float alpha, float beta) {
+#ifdef GT_HOST_EMULATION
+  gt_u32* a_s = gt_emu::shared_words();
+#else
+  extern __shared__ gt_u32x4 gt_smem[];
+  gt_u32* a_s = (gt_u32*)gt_smem;
+#endif
+  const int lane = threadIdx.x & 31;
+  const int g = lane >> 2;  // PTX fragment layouts: groupID and thread-in-group
+  const int c4 = lane & 3;
+  const int warp = threadIdx.x >> 5;
+  const long long row0 = (long long)blockIdx.x * GT_BN + (long long)warp * 16 * GT_TILES;
+
+  // This slice's batches: an even share of the k batches.
+  const long long batches = (k + GT_BK - 1) / GT_BK;
+  const long long first = batches * blockIdx.y / GT_SPLIT_K;
+  const long long last = batches * (blockIdx.y + 1) / GT_SPLIT_K;
+  constexpr int kPassBatches = GT_PASS / GT_BK;
+
+  gt_acc_t acc[GT_TILES][GT_MT][4];
+#pragma unroll
+  for (int t = 0; t < GT_TILES; ++t)
+#pragma unroll
+    for (int j = 0; j < GT_MT; ++j)
+#pragma unroll
+      for (int r = 0; r < 4; ++r) acc[t][j][r] = 0;
+
+  // Whether this CTA's rows of B are all inside it, so that its batches, but the one with k's
+  // tail, load without checks.
+  const bool rows_inside = GT_VEC && ((long long)blockIdx.x + 1) * GT_BN <= n;
+  const long long full_batches = k / GT_BK;  // batches below this one end inside k
+  gt_launch_dependents();
+  GtBatch current;
+  if (first < last) {
+    gt_load_batch(current, b, ldb, n, k, row0, first * GT_BK, g, c4, rows_inside && first < full_batches);
+  }
+  gt_wait_for_previous_grid();  // A, C, the workspace and the counters may be the previous kernel's
+  if (first < last) {
+    for (long long i = first; i < last; ++i) {
+      const int in_pass = (int)((i - first) % kPassBatches);
+      if (in_pass == 0) {
+        __syncthreads();  // every warp is done with the previous pass of A
+        gt_load_a_pass(a_s, a, lda, m, k, i * GT_BK, last * GT_BK);
+        __syncthreads();
+      }
+#if GT_STAGES >= 2
+      GtBatch next;
+      if (i + 1 < last) {
+        gt_load_batch(next, b, ldb, n, k, row0, (i + 1) * GT_BK, g, c4, rows_inside && i + 1 < full_batches);
+      }
+      gt_batch_mma(current, a_s + in_pass * GT_BKW, g, c4, acc);
+      current = next;
+#else
+      gt_batch_mma(current, a_s + in_pass * GT_BKW, g, c4, acc);
+      if (i + 1 < last) {
+        gt_load_batch(current, b, ldb, n, k, row0, (i + 1) * GT_BK, g, c4, rows_inside && i + 1 < full_batches);
+      }
+#endif
+    }
+  }
+
+#if GT_SPLIT_K > 1
+  // Partial sums to the workspace ([slice][row of n][8·GT_MT] of the accumulator type), then the
+  // last slice of this block adds them in slice order.
+  const long long ws_rows = (long long)gridDim.x * GT_BN;
+#pragma unroll
+  for (int t = 0; t < GT_TILES; ++t)
+#pragma unroll
+    for (int j = 0; j < GT_MT; ++j)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const long long row = gt_acc_row(row0, t, 2 * h, g);
+        gt_acc_t* p = workspace + ((long long)blockIdx.y * ws_rows + row) * GT_MPAD + 8 * j + 2 * c4;
+        p[0] = acc[t][j][2 * h];
+        p[1] = acc[t][j][2 * h + 1];
+      }
+#ifdef GT_HOST_EMULATION
+  static int gt_is_last;  // the emulation runs one block at a time
+#else
+  __shared__ int gt_is_last;
+#endif
+  __threadfence();  // this slice's partial sums are visible before its count is
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    const int arrived = atomicAdd(&counters[blockIdx.x], 1);
+    gt_is_last = arrived == GT_SPLIT_K - 1;
+    if (gt_is_last) counters[blockIdx.x] = 0;  // every slice has counted: ready for the next launch
+  }
+  __syncthreads();
+  if (!gt_is_last) return;
+  __threadfence();
+#pragma unroll
+  for (int t = 0; t < GT_TILES; ++t)
+#pragma unroll
+    for (int j = 0; j < GT_MT; ++j)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const long long row = gt_acc_row(row0, t, 2 * h, g);
+        gt_acc_t sum0 = 0, sum1 = 0;
+        for (int s = 0; s < GT_SPLIT_K; ++s) {
+          const gt_acc_t* p = workspace + ((long long)s * ws_rows + row) * GT_MPAD + 8 * j + 2 * c4;
+          sum0 += gt_load_partial(p);
+          sum1 += gt_load_partial(p + 1);
+        }
+        acc[t][j][2 * h] = sum0;
+        acc[t][j][2 * h + 1] = sum1;
+      }
+#else
+  (void)workspace;
+  (void)counters;
+#endif
+
+#pragma unroll
+  for (int t = 0; t < GT_TILES; ++t)
+#pragma unroll
+    for (int j = 0; j < GT_MT; ++j)
+#pragma unroll
+      for (int r = 0; r < 4; ++r) {
+        const long long row = gt_acc_row(row0, t, r, g);  // of n: a column of C
+        const long long col = 8 * j + 2 * c4 + (r & 1);    // of m: a row of C
+        if (row < n && col < m) gt_store_c(c, ldc, col, row, acc[t][j][r], alpha, beta);
+      }
+}

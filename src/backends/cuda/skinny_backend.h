@@ -1,0 +1,30 @@
+// The skinny template backend "skinny": kernels/gemm_skinny.cuh instantiated per (problem
+// dtypes and layouts, config) with NVRTC, for m ≤ 64 (LLM decoding): the weights streamed once
+// into registers by many CTAs over n and k, the slices of k summed inside the launch. Cached on
+// disk by content and checked in the worker process before first use, as the other NVRTC
+// families are. These functions are what the backend is built from; tests use them without a GPU.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "gemmtune/config.h"
+#include "gemmtune/device.h"
+#include "gemmtune/problem.h"
+#include "nvrtc_compiler.h"
+
+namespace gemmtune::cuda {
+
+// The text of kernels/gemm_skinny.cuh, embedded at build time.
+std::string_view gemm_skinny_source();
+// "gemm_skinny-" + 16 hex digits of the SHA-256 of the template.
+std::string skinny_backend_version();
+
+// Ok when the backend can run `config` on `problem` on `device`, else why not.
+Status skinny_can_implement(const Problem& problem, const KernelConfig& config, const CudaInfo& device);
+
+// The cubin of one instantiation (checked with skinny_can_implement first), from the cache or NVRTC.
+Result<CubinArtifact> compile_gemm_skinny(const Problem& problem, const KernelConfig& config, const CudaInfo& device,
+                                          bool recompile = false);
+
+}  // namespace gemmtune::cuda

@@ -1,0 +1,230 @@
+#include "skinny_config_space.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <numeric>
+
+#include "../../core/config_space.h"
+#include "kernel_dtype_codes.h"
+
+namespace gemmtune::cuda {
+namespace {
+
+// A's pass in shared memory: at most this many bytes (rows of m × k words), so that several
+// CTAs share an SM, and at most this many words of k (more only adds barriers' worth of nothing).
+constexpr std::int64_t kPassBytes = 40 * 1024;
+constexpr int kMaxPassWords = 512;
+constexpr int kMaxRegisters = 255;
+// Registers a thread spends on addresses, indices and the loop beyond the named arrays
+// (ptxas -v over the list: 40-60).
+constexpr int kRegisterOverhead = 56;
+constexpr int kMaxSplitK = 64;
+constexpr int kMaxCtasPerSm = 32;
+constexpr int kMaxWarpsPerSm = 64;
+
+std::string text(std::int64_t value) { return std::to_string(value); }
+
+int words_of_block_k(const KernelConfig& c, const Problem& p) { return c.block_k / (p.a_type() == DType::s8 ? 4 : 2); }
+
+std::int64_t blocks_of(const SkinnyInstance& w, std::int64_t n) { return std::max<std::int64_t>(1, (n + w.block_n() - 1) / w.block_n()); }
+
+std::int64_t batches_of(const Problem& p, const KernelConfig& c) {
+  return c.block_k > 0 ? (p.k() + c.block_k - 1) / c.block_k : 0;
+}
+
+// CTAs of this instance one SM holds at once (registers, shared memory, warps).
+int ctas_per_sm(const SkinnyInstance& w, const CudaInfo& device) {
+  const int regs = (std::min(w.registers_estimate(), kMaxRegisters) + 7) / 8 * 8;
+  int ctas = std::min(kMaxCtasPerSm, kMaxWarpsPerSm / w.warps);
+  if (device.registers_per_sm > 0) ctas = std::min(ctas, device.registers_per_sm / (regs * w.threads()));
+  if (device.shared_memory_per_sm > 0) {
+    ctas = std::min<std::int64_t>(ctas, device.shared_memory_per_sm / (w.shared_bytes() + 1024));
+  }
+  return std::max(1, ctas);
+}
+
+}  // namespace
+
+std::int64_t SkinnyInstance::shared_bytes() const {
+  return std::int64_t(8 * mt) * (pass / elements_per_word() + 16) * 4;
+}
+
+std::int64_t SkinnyInstance::counters_offset(std::int64_t n) const {
+  return split_k > 1 ? std::int64_t(split_k) * blocks_of(*this, n) * block_n() * 8 * mt * 4 : 0;
+}
+
+std::int64_t SkinnyInstance::workspace_bytes(std::int64_t n) const {
+  return split_k > 1 ? counters_offset(n) + blocks_of(*this, n) * std::int64_t(sizeof(int)) : 0;
+}
+
+int SkinnyInstance::registers_estimate() const {
+  const int chunks = block_k / elements_per_word() / 16;
+  // nt: two 16-byte rows per tile and chunk; nn: 4·EPW k rows of 8 n per chunk (32 words), and
+  // the 32 words permuted from them.
+  const int batch = b_kcontig ? tiles * chunks * 8 : chunks * 32;
+  return stages * batch + tiles * mt * 4 + mt * 4 + (b_kcontig ? 0 : 32) + kRegisterOverhead;
+}
+
+std::vector<std::string> SkinnyInstance::options(const std::string& arch) const {
+  auto define = [](const char* name, std::int64_t value) { return std::string("-D") + name + "=" + std::to_string(value); };
+  return {"--gpu-architecture=" + arch,
+          "-std=c++17",
+          "-default-device",
+          define("GT_IN", in_code),
+          define("GT_OUT", out_code),
+          define("GT_A_KCONTIG", a_kcontig),
+          define("GT_B_KCONTIG", b_kcontig),
+          define("GT_MT", mt),
+          define("GT_WARPS", warps),
+          define("GT_TILES", tiles),
+          define("GT_BK", block_k),
+          define("GT_STAGES", stages),
+          define("GT_PASS", pass),
+          define("GT_SPLIT_K", split_k),
+          define("GT_VEC", vec),
+          define("GT_PDL", skinny_uses_pdl(arch))};
+}
+
+bool skinny_uses_pdl(const std::string& arch) {
+  // "sm_XY" or "sm_XYa": compute capability X.Y.
+  const int cc = std::atoi(arch.c_str() + (arch.rfind("sm_", 0) == 0 ? 3 : 0));
+  return cc >= 90;
+}
+
+SkinnyInstance skinny_instance(const Problem& p, const KernelConfig& c) {
+  SkinnyInstance w;
+  w.in_code = input_code(p.a_type());
+  w.out_code = output_code(p.c_type());
+  w.a_kcontig = p.a_layout() == Layout::row_major;
+  w.b_kcontig = p.b_layout() == Layout::col_major;
+  w.mt = std::max(1, c.block_m / 8);
+  w.warps = std::max(1, c.warps);
+  w.tiles = std::max(1, c.block_n / (16 * w.warps));
+  w.block_k = c.block_k;
+  w.stages = c.stages;
+  w.split_k = std::max(1, c.split_k);
+  const int epw = w.elements_per_word();
+  // The pass: whole batches and whole 32-word groups, within the byte and word bounds.
+  const int bkw = std::max(16, c.block_k / epw);
+  const int unit = std::lcm(32, bkw);
+  const std::int64_t fit = kPassBytes / (4 * 8 * w.mt) - 16;
+  const std::int64_t words = std::max<std::int64_t>(unit, std::min<std::int64_t>(kMaxPassWords, fit) / unit * unit);
+  w.pass = int(words) * epw;
+  const int esize = dtype_size(p.a_type());
+  w.vec = (p.ldb() * esize) % 16 == 0 && (!w.a_kcontig || (p.lda() * esize) % 16 == 0);
+  return w;
+}
+
+const std::vector<SkinnyListEntry>& skinny_default_list() {
+  // {warps, tiles per warp, block_k in words, stages}. Rows the register bound rules out for a
+  // problem (large m, the nn layout) drop out in check_skinny_config_shape.
+  static const std::vector<SkinnyListEntry> list = {
+      {4, 1, 64, 2}, {4, 1, 32, 2}, {4, 2, 32, 2}, {8, 1, 32, 2},
+      {2, 1, 64, 2}, {4, 1, 128, 1}, {4, 4, 16, 2}, {4, 4, 32, 1},
+  };
+  return list;
+}
+
+std::vector<SkinnyListEntry> skinny_exhaustive_entries() {
+  std::vector<SkinnyListEntry> entries;
+  for (int warps : {2, 4, 8})
+    for (int tiles : {1, 2, 4})
+      for (int words : {16, 32, 64, 128})
+        for (int stages : {1, 2}) entries.push_back({warps, tiles, words, stages});
+  return entries;
+}
+
+Status check_skinny_problem(const Problem& p) {
+  if (p.m() > kSkinnyMaxRows) return unsupported("m " + text(p.m()) + " is above the skinny family's " + text(kSkinnyMaxRows));
+  switch (p.a_type()) {
+    case DType::f16:
+    case DType::bf16:
+    case DType::s8:
+      break;
+    default:
+      return unsupported("the skinny family takes f16, bf16 and s8 inputs, not " + std::string(dtype_name(p.a_type())));
+  }
+  if (std::max({p.m(), p.n(), p.k()}) >= (std::int64_t(1) << 31)) return unsupported("a dim is 2^31 or more");
+  return Status::ok();
+}
+
+Status check_skinny_config_shape(const KernelConfig& c, const Problem& p) {
+  if (c.algo != 0 || c.micro_m != 0 || c.micro_n != 0 || c.threads != 0 || c.isa != 0 || c.group_m != 0 ||
+      c.cluster_m != 0 || c.cluster_n != 0 || c.swap_ab != 0 || c.pingpong != 0) {
+    return invalid_argument("the skinny family's fields are block_m, block_n, block_k, stages, warps and split_k");
+  }
+  if (c.block_m % 8 != 0 || c.block_m < 8 || c.block_m > kSkinnyMaxRows || c.block_m < p.m()) {
+    return unsupported("block_m " + text(c.block_m) + " must be a multiple of 8 from m (" + text(p.m()) + ") to " +
+                       text(kSkinnyMaxRows));
+  }
+  if (c.warps != 2 && c.warps != 4 && c.warps != 8) return unsupported("warps must be 2, 4 or 8");
+  const int tiles = c.block_n / (16 * c.warps);
+  if (c.block_n != tiles * 16 * c.warps || (tiles != 1 && tiles != 2 && tiles != 4)) {
+    return unsupported("block_n " + text(c.block_n) + " must be warps × 16 × 1, 2 or 4");
+  }
+  if (p.b_layout() == Layout::row_major && tiles != 4) {
+    return unsupported("with B row-major (nn) a warp streams 64 rows of n: block_n must be warps × 64");
+  }
+  const int words = words_of_block_k(c, p);
+  if (c.block_k <= 0 || c.block_k % (p.a_type() == DType::s8 ? 4 : 2) != 0 || words % 16 != 0 || words > 128) {
+    return unsupported("block_k " + text(c.block_k) + " must be 16, 32, 64 or 128 words of k");
+  }
+  if (c.stages != 1 && c.stages != 2) return unsupported("stages must be 1 or 2");
+  const std::int64_t batches = batches_of(p, c);
+  if (c.split_k < 0 || c.split_k > kMaxSplitK || c.split_k > std::max<std::int64_t>(1, batches)) {
+    return unsupported("split_k " + text(c.split_k) + " must be in [1, " + text(kMaxSplitK) + "] and at most the " +
+                       text(batches) + " batches of k");
+  }
+  const int registers = skinny_instance(p, c).registers_estimate();
+  if (registers > kMaxRegisters) {
+    return unsupported("about " + text(registers) + " registers a thread would spill (bound " + text(kMaxRegisters) + ")");
+  }
+  return Status::ok();
+}
+
+Status check_skinny_limits(const KernelConfig& c, const Problem& p, const CudaInfo& device) {
+  // mma.sync with bf16 and the m16n8k32 s8 shape arrived with Ampere.
+  if (device.cc_major < 8) {
+    return unsupported("the skinny family needs compute capability 8.0 or later; the device has " +
+                       text(device.cc_major) + "." + text(device.cc_minor));
+  }
+  const SkinnyInstance w = skinny_instance(p, c);
+  if (w.shared_bytes() > device.shared_memory_per_block_optin) {
+    return unsupported("needs " + text(w.shared_bytes()) + " bytes of shared memory, the device allows " +
+                       text(device.shared_memory_per_block_optin) + " per block");
+  }
+  return Status::ok();
+}
+
+std::vector<KernelConfig> skinny_configs(const Problem& p, SearchSpace space, const CudaInfo& device) {
+  if (!check_skinny_problem(p).is_ok()) return {};
+  const std::vector<SkinnyListEntry> entries =
+      space == SearchSpace::exhaustive ? skinny_exhaustive_entries() : skinny_default_list();
+  const int epw = p.a_type() == DType::s8 ? 4 : 2;
+  std::vector<double> waves = {0.5, 1.0, 2.0};
+  if (space == SearchSpace::exhaustive) waves.push_back(4.0);
+  std::vector<KernelConfig> configs;
+  for (const SkinnyListEntry& e : entries) {
+    KernelConfig c;
+    c.block_m = int(std::max<std::int64_t>(8, (p.m() + 7) / 8 * 8));
+    c.warps = e.warps;
+    c.block_n = e.warps * 16 * e.tiles;
+    c.block_k = e.block_k_words * epw;
+    c.stages = e.stages;
+    c.split_k = 1;
+    if (!check_skinny_config_shape(c, p).is_ok()) continue;
+    const SkinnyInstance w = skinny_instance(p, c);
+    const double wave = double(ctas_per_sm(w, device)) * std::max(1, device.sm_count);
+    const std::int64_t blocks = blocks_of(w, p.n());
+    const std::int64_t batches = std::max<std::int64_t>(1, batches_of(p, c));
+    for (double f : waves) {
+      const auto split = std::int64_t(std::ceil(f * wave / double(blocks)));
+      c.split_k = int(std::clamp<std::int64_t>(split, 1, std::min<std::int64_t>(batches, kMaxSplitK)));
+      if (check_skinny_config_shape(c, p).is_ok() && check_skinny_limits(c, p, device).is_ok()) configs.push_back(c);
+    }
+  }
+  return dedup_and_cap(configs, space == SearchSpace::exhaustive ? kSkinnyExhaustiveCap : kSkinnyDefaultCap);
+}
+
+}  // namespace gemmtune::cuda
