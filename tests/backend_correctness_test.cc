@@ -249,6 +249,33 @@ TEST_P(BackendCorrectness, SizesAcrossCacheBlocksMatchTheReference) {
   check_all_backends(make(150, 200, 600, 0, 1.0, 0.0), 11);
 }
 
+// alpha other than 1 with C not read (beta = 0), and alpha = 0 with C zeroed or scaled: the
+// product vanishes, and C's poison must not survive it. s8 problems take alpha = 1 and beta in
+// {0, 1} only (exact integer arithmetic, no rounding rule to agree on): those run, and
+// Problem::create refuses the others with the reason.
+TEST_P(BackendCorrectness, AlphaOtherThanOneAndAlphaZeroMatchTheReference) {
+  const Case& c = GetParam();
+  const bool integer = c.in == DType::s8;
+  const std::vector<std::pair<double, double>> scalars =
+      integer ? std::vector<std::pair<double, double>>{{1.0, 0.0}, {1.0, 1.0}}
+              : std::vector<std::pair<double, double>>{{0.75, 0.0}, {-2.0, 0.0}, {0.0, 0.0}, {0.0, -0.5}};
+  std::uint64_t seed = 200;
+  for (auto [m, n, k] : {std::tuple{3, 50, 7}, std::tuple{17, 33, 65}}) {
+    for (auto [alpha, beta] : scalars) {
+      EXPECT_GE(check_all_backends(make(m, n, k, 0, alpha, beta), seed++), 1) << "alpha=" << alpha << " beta=" << beta;
+    }
+  }
+  if (!integer) return;
+  for (auto [alpha, beta] : {std::pair{0.75, 0.0}, std::pair{0.0, 0.0}, std::pair{0.0, 1.0}, std::pair{1.0, 0.5},
+                             std::pair{2.0, 1.0}}) {
+    const auto refused = Problem::create(padded_spec(3, 50, 7, c.in, c.out, c.layout, 0, alpha, beta));
+    ASSERT_FALSE(refused.is_ok()) << "s8 with alpha=" << alpha << " beta=" << beta;
+    EXPECT_EQ(refused.status().code(), ErrorCode::unsupported);
+    EXPECT_NE(refused.status().message().find("alpha = 1 and beta in {0, 1}"), std::string::npos)
+        << refused.status().message();
+  }
+}
+
 // Every kernel that claims the problem with A, B and C in turn at every element offset within a
 // 64-byte vector (C with its guard bytes), the rows of each a whole number of vectors apart so
 // that they share the offset: a kernel that aligns its loads to an operand's offset, or
