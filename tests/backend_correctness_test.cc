@@ -7,10 +7,13 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <iterator>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -207,10 +210,13 @@ class BackendCorrectness : public testing::TestWithParam<Case> {
     }
   }
 
-  // Runs every kernel that claims the problem on random inputs and checks it against the
-  // reference; returns how many ran, the reference backend not counted.
-  int check_all_backends(const Problem& problem, std::uint64_t seed) {
+  // Runs every kernel that claims the problem on random inputs (with the values `plant` puts
+  // there, if given) and checks it against the reference; returns how many ran, the reference
+  // backend not counted.
+  int check_all_backends(const Problem& problem, std::uint64_t seed,
+                         const std::function<void(TestBuffers&)>& plant = nullptr) {
     TestBuffers buffers(problem, seed);
+    if (plant) plant(buffers);
     const Reference reference = compute_reference(problem, buffers);
     int ran = 0;
     for_each_claiming_kernel(problem, [&](const Backend& backend, const std::string& name, Kernel& kernel) {
@@ -273,6 +279,51 @@ TEST_P(BackendCorrectness, AlphaOtherThanOneAndAlphaZeroMatchTheReference) {
     EXPECT_EQ(refused.status().code(), ErrorCode::unsupported);
     EXPECT_NE(refused.status().message().find("alpha = 1 and beta in {0, 1}"), std::string::npos)
         << refused.status().message();
+  }
+}
+
+// NaN and infinities in A and in B reach C as the reference computes them (every product, in
+// double): a NaN in row i of A makes row i of C NaN, one in column j of B column j; an
+// infinity times a nonzero is an infinity of the product's sign, times zero NaN, and
+// infinities of both signs meet in NaN. Planted in the first and last rows, columns and steps
+// of k, where kernels mask, pad and run tails; with C not read, and read with scalars that
+// flip the infinities' signs. Floats only: s8 has neither.
+TEST_P(BackendCorrectness, NanAndInfinityInAAndBPropagateAsTheReferenceComputes) {
+  if (GetParam().in == DType::s8) GTEST_SKIP() << "s8 has no NaN or infinity";
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+  std::uint64_t seed = 300;
+  for (auto [m, n, k] : {std::tuple{3, 50, 7}, std::tuple{17, 33, 65}}) {
+    auto plant = [&, m = m, n = n, k = k](TestBuffers& buffers) {
+      buffers.set_a(0, k / 2, nan);      // row 0: NaN
+      buffers.set_a(m - 1, k - 1, inf);  // row m-1: infinities,
+      buffers.set_b(k - 1, 1, 0.0);      // but NaN in column 1 (inf·0)
+      buffers.set_b(0, n - 1, -inf);     // column n-1: infinities,
+      buffers.set_a(1, 0, 0.0);          // but NaN in row 1 (0·inf)
+      buffers.set_b(k / 2, n / 2, nan);  // column n/2: NaN
+    };
+    for (auto [alpha, beta] : {std::pair{1.0, 0.0}, std::pair{-0.75, 0.5}}) {
+      const Problem problem = make(m, n, k, 0, alpha, beta);
+      // The reference holds the pattern above, so the kernels are held to it.
+      TestBuffers planted(problem, seed);
+      plant(planted);
+      const std::vector<double> products = compute_reference(problem, planted).products;
+      for (int i = 0; i < m; ++i) {
+        for (int j = 0; j < n; ++j) {
+          const double product = products[std::size_t(i * n + j)];
+          const bool nan_row = i == 0, nan_column = j == n / 2, inf_row = i == m - 1, inf_column = j == n - 1;
+          if (nan_row || nan_column || (inf_row && j == 1) || (inf_column && i == 1)) {
+            EXPECT_TRUE(std::isnan(product)) << i << ", " << j << ": " << product;
+          } else if (inf_row && inf_column) {
+            EXPECT_FALSE(std::isfinite(product)) << i << ", " << j << ": " << product;
+          } else if (inf_row || inf_column) {
+            EXPECT_TRUE(std::isinf(product)) << i << ", " << j << ": " << product;
+          } else {
+            EXPECT_TRUE(std::isfinite(product)) << i << ", " << j << ": " << product;
+          }
+        }
+      }
+      EXPECT_GE(check_all_backends(problem, seed++, plant), 1) << problem.describe();
+    }
   }
 }
 
