@@ -2,19 +2,26 @@
 // uses: random inputs, poisoned output, guard bytes, each element within its bound. Shapes are odd,
 // tiny, zero-sized and padded, and every config of each backend's default list runs, and the
 // per-call configs of the peers (libxsmm's lookup on every call).
+#include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <iterator>
+#include <limits>
 #include <map>
+#include <memory>
+#include <optional>
 #include <thread>
 #include <tuple>
 
 #include "core/backend.h"
+#include "core/reference_gemm.h"
 #include "core/test_buffers.h"
 #include "backends/cpu/cpu_config_space.h"
 #include "backends/cpu/cpu_kernels.h"
@@ -45,9 +52,9 @@ std::vector<Case> all_cases() {
   return cases;
 }
 
-// A problem with `pad` elements between the rows (or columns) of every operand.
-Problem padded_problem(std::int64_t m, std::int64_t n, std::int64_t k, DType in, DType out, const char* layout,
-                       std::int64_t pad, double alpha, double beta) {
+// The spec of a problem with `pad` elements between the rows (or columns) of every operand.
+ProblemSpec padded_spec(std::int64_t m, std::int64_t n, std::int64_t k, DType in, DType out, const char* layout,
+                        std::int64_t pad, double alpha, double beta) {
   auto layouts = *parse_layout_letters(layout);
   ProblemSpec spec;
   spec.m = m;
@@ -64,7 +71,13 @@ Problem padded_problem(std::int64_t m, std::int64_t n, std::int64_t k, DType in,
   }
   spec.alpha = alpha;
   spec.beta = beta;
-  auto problem = Problem::create(spec);
+  return spec;
+}
+
+// That problem, which must be valid.
+Problem padded_problem(std::int64_t m, std::int64_t n, std::int64_t k, DType in, DType out, const char* layout,
+                       std::int64_t pad, double alpha, double beta) {
+  auto problem = Problem::create(padded_spec(m, n, k, in, out, layout, pad, alpha, beta));
   EXPECT_TRUE(problem.is_ok()) << problem.status().to_string();
   return *problem;
 }
@@ -73,6 +86,93 @@ Problem padded_problem(std::int64_t m, std::int64_t n, std::int64_t k, DType in,
 Problem padded_problem(std::int64_t m, std::int64_t n, std::int64_t k, DType type, const char* layout,
                        std::int64_t pad, double alpha, double beta) {
   return padded_problem(m, n, k, type, type == DType::s8 ? DType::s32 : type, layout, pad, alpha, beta);
+}
+
+enum class Operand { a, b, c };
+
+const char* operand_name(Operand operand) {
+  switch (operand) {
+    case Operand::a: return "A";
+    case Operand::b: return "B";
+    case Operand::c: return "C";
+  }
+  return "?";
+}
+
+// Where a run finds its operands: where TestBuffers holds them, or with one of them copied to
+// `at`, `offset` bytes past a 64-byte boundary.
+struct Placement {
+  std::optional<Operand> moved;
+  std::uint8_t* at = nullptr;
+  std::size_t offset = 0;
+};
+
+// The bytes a moved operand takes: A's or B's elements, or C with its guard bytes.
+std::size_t moved_bytes(const Problem& problem, const TestBuffers& buffers, Operand operand) {
+  switch (operand) {
+    case Operand::a: return std::size_t(problem.a_elements()) * dtype_size(problem.a_type());
+    case Operand::b: return std::size_t(problem.b_elements()) * dtype_size(problem.b_type());
+    case Operand::c: return buffers.c_bytes_with_guards();
+  }
+  return 0;
+}
+
+// Runs the kernel once on the buffers (C reset first) with its operands where `placement`
+// puts them, and checks C against the reference: guard bytes intact, every element within its
+// bound. A moved C takes its guard bytes along (whole 64-byte lines, so C lands at the offset)
+// and is copied back for the check, so a write next to it is caught there too. False if the
+// kernel did not run.
+bool expect_run_matches(const Problem& problem, TestBuffers& buffers, const Reference& reference, Kernel& kernel,
+                        const std::string& what, Placement placement = {}) {
+  buffers.reset_c();
+  GemmArgs args{buffers.a(), buffers.b(), buffers.c(), nullptr};
+  std::string where;
+  if (placement.moved) {
+    const Operand operand = *placement.moved;
+    const std::size_t bytes = moved_bytes(problem, buffers, operand);
+    switch (operand) {
+      case Operand::a: args.a = std::memcpy(placement.at, buffers.a(), bytes); break;
+      case Operand::b: args.b = std::memcpy(placement.at, buffers.b(), bytes); break;
+      case Operand::c:
+        std::memcpy(placement.at, buffers.c_with_guards(), bytes);
+        args.c = placement.at + TestBuffers::kGuardBytes;
+        break;
+    }
+    where = std::string(" with ") + operand_name(operand) + " at byte " + std::to_string(placement.offset) +
+            " of a vector";
+  }
+  const Status status = kernel.run(args);
+  if (placement.moved == Operand::c) {
+    std::memcpy(buffers.c_with_guards(), placement.at, buffers.c_bytes_with_guards());
+  }
+  EXPECT_TRUE(status.is_ok()) << what << where << ": " << status.to_string();
+  if (!status.is_ok()) return false;
+  const VerifyOutcome outcome = check_output(problem, buffers, reference);
+  EXPECT_TRUE(outcome.ok) << what << " on " << problem.describe() << where << ": " << outcome.reason;
+  return true;
+}
+
+// The element offsets within a 64-byte vector where an operand can start: one per element.
+int offsets_within_a_vector(const Problem& problem, Operand operand) {
+  const DType type = operand == Operand::a   ? problem.a_type()
+                     : operand == Operand::b ? problem.b_type()
+                                             : problem.c_type();
+  return int(64 / dtype_size(type));
+}
+
+// The kernel run with `operand` at each of those offsets, C checked each time; returns the runs.
+int expect_kernel_matches_with_operand_at_every_offset(const Problem& problem, TestBuffers& buffers,
+                                                       const Reference& reference, Kernel& kernel,
+                                                       const std::string& what, Operand operand) {
+  const auto storage = std::make_unique_for_overwrite<std::uint8_t[]>(moved_bytes(problem, buffers, operand) + 128);
+  const std::size_t to_vector = (64 - reinterpret_cast<std::uintptr_t>(storage.get()) % 64) % 64;
+  const std::size_t step = 64 / std::size_t(offsets_within_a_vector(problem, operand));
+  int runs = 0;
+  for (std::size_t offset = 0; offset < 64; offset += step) {
+    runs += expect_run_matches(problem, buffers, reference, kernel, what,
+                               {operand, storage.get() + to_vector + offset, offset});
+  }
+  return runs;
 }
 
 class BackendCorrectness : public testing::TestWithParam<Case> {
@@ -87,15 +187,13 @@ class BackendCorrectness : public testing::TestWithParam<Case> {
     return padded_problem(m, n, k, c.in, c.out, c.layout, pad, alpha, beta);
   }
 
-  // Runs every config of every backend that accepts the problem; returns how many ran, the
-  // reference backend not counted. A config the backend says it can implement must prepare,
-  // run and match: a kernel that claims a problem is held to it.
-  int check_all_backends(const Problem& problem, std::uint64_t seed) {
-    TestBuffers buffers(problem, seed);
-    const Reference reference = compute_reference(problem, buffers);
-    int ran = 0;
+  // f(backend, name, kernel) for every config of every backend that accepts the problem: the
+  // candidates, and the per-call configs `gemmtune bench` times the peers with, prepared. A
+  // config the backend says it can implement must prepare: a kernel that claims a problem is
+  // held to it.
+  template <class F>
+  void for_each_claiming_kernel(const Problem& problem, F&& f) {
     for (const auto& backend : backends()) {
-      // The candidates, and the per-call configs `gemmtune bench` times the peers with.
       std::vector<KernelConfig> configs = backend->configs(problem, SearchSpace::default_space);
       for (const KernelConfig& c : backend->per_call_configs(problem)) {
         if (std::find(configs.begin(), configs.end(), c) == configs.end()) configs.push_back(c);
@@ -103,20 +201,27 @@ class BackendCorrectness : public testing::TestWithParam<Case> {
       for (const KernelConfig& config : configs) {
         // e.g. oneDNN without f16, or with a saturating int8 path, on this CPU: a skip with a reason.
         if (!backend->can_implement(problem, config).is_ok()) continue;
+        const std::string name = std::string(backend->name()) + " " + config.to_string();
         auto kernel = backend->prepare(problem, config);
-        EXPECT_TRUE(kernel.is_ok()) << backend->name() << " " << config.to_string() << " claims "
-                                    << problem.describe() << " but does not prepare: " << kernel.status().to_string();
-        if (!kernel.is_ok()) continue;
-        buffers.reset_c();
-        Status status = (*kernel)->run({buffers.a(), buffers.b(), buffers.c(), nullptr});
-        EXPECT_TRUE(status.is_ok()) << backend->name() << " " << config.to_string() << ": " << status.to_string();
-        if (!status.is_ok()) continue;
-        VerifyOutcome outcome = check_output(problem, buffers, reference);
-        EXPECT_TRUE(outcome.ok) << backend->name() << " " << config.to_string() << " on " << problem.describe()
-                                << ": " << outcome.reason;
-        if (backend->name() != "reference") ++ran;
+        EXPECT_TRUE(kernel.is_ok()) << name << " claims " << problem.describe()
+                                    << " but does not prepare: " << kernel.status().to_string();
+        if (kernel.is_ok()) f(*backend, name, **kernel);
       }
     }
+  }
+
+  // Runs every kernel that claims the problem on random inputs (with the values `plant` puts
+  // there, if given) and checks it against the reference; returns how many ran, the reference
+  // backend not counted.
+  int check_all_backends(const Problem& problem, std::uint64_t seed,
+                         const std::function<void(TestBuffers&)>& plant = nullptr) {
+    TestBuffers buffers(problem, seed);
+    if (plant) plant(buffers);
+    const Reference reference = compute_reference(problem, buffers);
+    int ran = 0;
+    for_each_claiming_kernel(problem, [&](const Backend& backend, const std::string& name, Kernel& kernel) {
+      if (expect_run_matches(problem, buffers, reference, kernel, name) && backend.name() != "reference") ++ran;
+    });
     return ran;
   }
 };
@@ -150,17 +255,154 @@ TEST_P(BackendCorrectness, SizesAcrossCacheBlocksMatchTheReference) {
   check_all_backends(make(150, 200, 600, 0, 1.0, 0.0), 11);
 }
 
+// alpha other than 1 with C not read (beta = 0), and alpha = 0 with C zeroed or scaled: the
+// product vanishes, and C's poison must not survive it. s8 problems take alpha = 1 and beta in
+// {0, 1} only (exact integer arithmetic, no rounding rule to agree on): those run, and
+// Problem::create refuses the others with the reason.
+TEST_P(BackendCorrectness, AlphaOtherThanOneAndAlphaZeroMatchTheReference) {
+  const Case& c = GetParam();
+  const bool integer = c.in == DType::s8;
+  const std::vector<std::pair<double, double>> scalars =
+      integer ? std::vector<std::pair<double, double>>{{1.0, 0.0}, {1.0, 1.0}}
+              : std::vector<std::pair<double, double>>{{0.75, 0.0}, {-2.0, 0.0}, {0.0, 0.0}, {0.0, -0.5}};
+  std::uint64_t seed = 200;
+  for (auto [m, n, k] : {std::tuple{3, 50, 7}, std::tuple{17, 33, 65}}) {
+    for (auto [alpha, beta] : scalars) {
+      EXPECT_GE(check_all_backends(make(m, n, k, 0, alpha, beta), seed++), 1) << "alpha=" << alpha << " beta=" << beta;
+    }
+  }
+  if (!integer) return;
+  for (auto [alpha, beta] : {std::pair{0.75, 0.0}, std::pair{0.0, 0.0}, std::pair{0.0, 1.0}, std::pair{1.0, 0.5},
+                             std::pair{2.0, 1.0}}) {
+    const auto refused = Problem::create(padded_spec(3, 50, 7, c.in, c.out, c.layout, 0, alpha, beta));
+    ASSERT_FALSE(refused.is_ok()) << "s8 with alpha=" << alpha << " beta=" << beta;
+    EXPECT_EQ(refused.status().code(), ErrorCode::unsupported);
+    EXPECT_NE(refused.status().message().find("alpha = 1 and beta in {0, 1}"), std::string::npos)
+        << refused.status().message();
+  }
+}
+
+// NaN and infinities in A and in B reach C as the reference computes them (every product, in
+// double): a NaN in row i of A makes row i of C NaN, one in column j of B column j; an
+// infinity times a nonzero is an infinity of the product's sign, times zero NaN, and
+// infinities of both signs meet in NaN. Planted in the first and last rows, columns and steps
+// of k, where kernels mask, pad and run tails; with C not read, and read with scalars that
+// flip the infinities' signs. Floats only: s8 has neither.
+TEST_P(BackendCorrectness, NanAndInfinityInAAndBPropagateAsTheReferenceComputes) {
+  if (GetParam().in == DType::s8) GTEST_SKIP() << "s8 has no NaN or infinity";
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+  std::uint64_t seed = 300;
+  for (auto [m, n, k] : {std::tuple{3, 50, 7}, std::tuple{17, 33, 65}}) {
+    auto plant = [&, m = m, n = n, k = k](TestBuffers& buffers) {
+      buffers.set_a(0, k / 2, nan);      // row 0: NaN
+      buffers.set_a(m - 1, k - 1, inf);  // row m-1: infinities,
+      buffers.set_b(k - 1, 1, 0.0);      // but NaN in column 1 (inf·0)
+      buffers.set_b(0, n - 1, -inf);     // column n-1: infinities,
+      buffers.set_a(1, 0, 0.0);          // but NaN in row 1 (0·inf)
+      buffers.set_b(k / 2, n / 2, nan);  // column n/2: NaN
+    };
+    for (auto [alpha, beta] : {std::pair{1.0, 0.0}, std::pair{-0.75, 0.5}}) {
+      const Problem problem = make(m, n, k, 0, alpha, beta);
+      // The reference holds the pattern above, so the kernels are held to it.
+      TestBuffers planted(problem, seed);
+      plant(planted);
+      const std::vector<double> products = compute_reference(problem, planted).products;
+      for (int i = 0; i < m; ++i) {
+        for (int j = 0; j < n; ++j) {
+          const double product = products[std::size_t(i * n + j)];
+          const bool nan_row = i == 0, nan_column = j == n / 2, inf_row = i == m - 1, inf_column = j == n - 1;
+          if (nan_row || nan_column || (inf_row && j == 1) || (inf_column && i == 1)) {
+            EXPECT_TRUE(std::isnan(product)) << i << ", " << j << ": " << product;
+          } else if (inf_row && inf_column) {
+            EXPECT_FALSE(std::isfinite(product)) << i << ", " << j << ": " << product;
+          } else if (inf_row || inf_column) {
+            EXPECT_TRUE(std::isinf(product)) << i << ", " << j << ": " << product;
+          } else {
+            EXPECT_TRUE(std::isfinite(product)) << i << ", " << j << ": " << product;
+          }
+        }
+      }
+      EXPECT_GE(check_all_backends(problem, seed++, plant), 1) << problem.describe();
+    }
+  }
+}
+
+// Every kernel that claims the problem with A, B and C in turn at every element offset within a
+// 64-byte vector (C with its guard bytes), the rows of each a whole number of vectors apart so
+// that they share the offset: a kernel that aligns its loads to an operand's offset, or
+// assumes one, meets every case. beta = 1, so C is read there as well as written (and libxsmm,
+// which takes alpha = 1 and beta in {0, 1} only, runs).
+TEST_P(BackendCorrectness, OperandsAtEveryOffsetWithinAVectorMatchTheReference) {
+  const Case& c = GetParam();
+  ProblemSpec spec = padded_spec(13, 37, 21, c.in, c.out, c.layout, 0, 1.0, 1.0);
+  spec.lda = spec.ldb = spec.ldc = 64;  // elements: whole 64-byte vectors in every dtype, above m, n and k
+  const auto problem = Problem::create(spec);
+  ASSERT_TRUE(problem.is_ok()) << problem.status().to_string();
+  TestBuffers buffers(*problem, 400);
+  const Reference reference = compute_reference(*problem, buffers);
+  int kernels = 0, runs = 0;
+  for_each_claiming_kernel(*problem, [&](const Backend& backend, const std::string& name, Kernel& kernel) {
+    if (backend.name() == "reference") return;
+    ++kernels;
+    for (Operand operand : {Operand::a, Operand::b, Operand::c}) {
+      runs += expect_kernel_matches_with_operand_at_every_offset(*problem, buffers, reference, kernel, name, operand);
+    }
+  });
+  EXPECT_GE(kernels, 1) << "gemmtune's own kernels at least";
+  int offsets = 0;
+  for (Operand operand : {Operand::a, Operand::b, Operand::c}) offsets += offsets_within_a_vector(*problem, operand);
+  EXPECT_EQ(runs, kernels * offsets);
+}
+
 INSTANTIATE_TEST_SUITE_P(AllDtypesAndLayouts, BackendCorrectness, testing::ValuesIn(all_cases()), case_name);
+
+// A kernel that computes C right and then writes one element `stray` elements past the end of
+// C (1: just past it) or, for negative `stray`, before its start (-1: just before it); none
+// for 0.
+class StrayWriteKernel : public Kernel {
+ public:
+  StrayWriteKernel(const Problem& problem, std::int64_t stray) : problem_(problem), stray_(stray) {}
+  Status run(const GemmArgs& args) override {
+    reference_gemm(problem_, args.a, args.b, args.c);
+    auto* c = static_cast<float*>(args.c);
+    if (stray_ != 0) c[stray_ < 0 ? stray_ : problem_.c_elements() - 1 + stray_] = 0.0f;
+    return Status::ok();
+  }
+
+ private:
+  Problem problem_;
+  std::int64_t stray_;
+};
+
+// The harness that moves C to every offset checks the bytes around it there: a write just
+// before or just past a moved C fails the run, and the same kernel without the stray write
+// passes at every offset.
+TEST(OffsetHarness, AWriteNextToAMovedCIsCaught) {
+  const Problem problem = padded_problem(5, 7, 3, DType::f32, "nn", 2, 1.0, 0.0);
+  TestBuffers buffers(problem, 1);
+  const Reference reference = compute_reference(problem, buffers);
+  for (auto [stray, message] : {std::pair{1, "wrote past the end of C"}, std::pair{-1, "bytes before C"}}) {
+    StrayWriteKernel kernel(problem, stray);
+    for (std::size_t offset : {0, 4, 60}) {
+      auto storage = std::make_unique_for_overwrite<std::uint8_t[]>(buffers.c_bytes_with_guards() + 128);
+      std::uint8_t* line = storage.get() + (64 - reinterpret_cast<std::uintptr_t>(storage.get()) % 64) % 64;
+      EXPECT_NONFATAL_FAILURE(
+          expect_run_matches(problem, buffers, reference, kernel, "stray", {Operand::c, line + offset, offset}),
+          message);
+    }
+  }
+  StrayWriteKernel in_bounds(problem, 0);
+  EXPECT_EQ(expect_kernel_matches_with_operand_at_every_offset(problem, buffers, reference, in_bounds, "in bounds",
+                                                               Operand::c),
+            offsets_within_a_vector(problem, Operand::c));
+}
 
 // Runs one cpu config on a problem and checks its output against the reference.
 void expect_cpu_config_matches(const Backend& cpu, const Problem& problem, TestBuffers& buffers,
                                const Reference& reference, const KernelConfig& c) {
   auto kernel = cpu.prepare(problem, c);
   ASSERT_TRUE(kernel.is_ok()) << c.to_string() << ": " << kernel.status().to_string();
-  buffers.reset_c();
-  ASSERT_TRUE((*kernel)->run({buffers.a(), buffers.b(), buffers.c(), nullptr}).is_ok());
-  VerifyOutcome outcome = check_output(problem, buffers, reference);
-  EXPECT_TRUE(outcome.ok) << problem.describe() << " " << c.to_string() << ": " << outcome.reason;
+  expect_run_matches(problem, buffers, reference, **kernel, c.to_string());
 }
 
 // The packed kernels for every ISA level this CPU has (not only the best: the levels below
@@ -314,39 +556,32 @@ TEST(CpuKernels, ConfigsNoKernelCanRunAreRefusedWithTheReason) {
   refused(column_b, direct_config({cpu::kAlgoDirectAxpy, 1, 8}, isa), "contiguous along n");
 }
 
-// Each config run on the problem with B copied to every offset within a 64-byte vector that
-// its element size allows, and C checked against the reference each time.
-void expect_configs_match_with_b_at_every_offset(const Backend& cpu, const Problem& problem, TestBuffers& buffers,
-                                                 const Reference& reference,
-                                                 const std::vector<KernelConfig>& configs) {
-  std::vector<std::unique_ptr<Kernel>> kernels;
+// Each config run on the problem with each of `operands` in turn copied to every offset
+// within a 64-byte vector that its element size allows, and C checked against the reference
+// each time; returns the runs.
+int expect_configs_match_with_operands_at_every_offset(const Backend& cpu, const Problem& problem,
+                                                       TestBuffers& buffers, const Reference& reference,
+                                                       const std::vector<KernelConfig>& configs,
+                                                       const std::vector<Operand>& operands) {
+  int runs = 0;
   for (const KernelConfig& c : configs) {
     auto kernel = cpu.prepare(problem, c);
-    ASSERT_TRUE(kernel.is_ok()) << c.to_string() << ": " << kernel.status().to_string();
-    kernels.push_back(std::move(*kernel));
-  }
-  const std::size_t size = dtype_size(problem.b_type());
-  const std::size_t b_bytes = std::size_t(problem.b_elements()) * size;
-  std::vector<std::uint8_t> storage(b_bytes + 128);
-  const std::size_t to_vector = (64 - reinterpret_cast<std::uintptr_t>(storage.data()) % 64) % 64;
-  for (std::size_t offset = 0; offset < 64; offset += size) {
-    std::uint8_t* operand = storage.data() + to_vector + offset;
-    std::memcpy(operand, buffers.b(), b_bytes);
-    for (std::size_t i = 0; i < kernels.size(); ++i) {
-      buffers.reset_c();
-      ASSERT_TRUE(kernels[i]->run({buffers.a(), operand, buffers.c(), nullptr}).is_ok());
-      const VerifyOutcome outcome = check_output(problem, buffers, reference);
-      EXPECT_TRUE(outcome.ok) << problem.describe() << " B at byte " << offset << " of a vector, "
-                              << configs[i].to_string() << ": " << outcome.reason;
+    EXPECT_TRUE(kernel.is_ok()) << c.to_string() << ": " << kernel.status().to_string();
+    if (!kernel.is_ok()) continue;
+    for (Operand operand : operands) {
+      runs += expect_kernel_matches_with_operand_at_every_offset(problem, buffers, reference, **kernel,
+                                                                 c.to_string(), operand);
     }
   }
+  return runs;
 }
 
 // The dot kernels start k with a shorter step when the rows of one operand share an offset
 // within a vector (A's when a tile loads more rows of it than columns of W and A is not
 // packed, W's otherwise), and the stream and axpy kernels their columns with a narrower vector
-// when B's rows do, so that every later load of that operand is aligned: B at every element
-// offset of a 64-byte vector, A at its harness offset, the rows of both a whole number of
+// when B's rows do, so that every later load of that operand is aligned: B, A for the dot
+// kernels, and C (whose stores follow those heads) in turn at every element offset of a
+// 64-byte vector, the others at their harness offset, the rows of A and B a whole number of
 // vectors apart; k or n shorter than the head, across it, and many vectors long; for the dot
 // kernels enough columns that A is packed, and too few, with whole tiles of rows and only
 // last ones; for the stream kernel more columns than one block of its accumulators.
@@ -387,7 +622,14 @@ TEST(CpuKernels, StreamingKernelsReadTheirOperandAtEveryOffsetWithinAVector) {
             ++ran[tile.algo];
           }
         }
-        expect_configs_match_with_b_at_every_offset(cpu, *problem, buffers, reference, configs);
+        const std::vector<Operand> moved = b_layout == Layout::col_major
+                                               ? std::vector<Operand>{Operand::b, Operand::a, Operand::c}
+                                               : std::vector<Operand>{Operand::b, Operand::c};
+        int offsets = 0;
+        for (Operand operand : moved) offsets += offsets_within_a_vector(*problem, operand);
+        EXPECT_EQ(expect_configs_match_with_operands_at_every_offset(cpu, *problem, buffers, reference, configs, moved),
+                  int(configs.size()) * offsets)
+            << problem->describe();
       }
       for (int algo : algos) EXPECT_GT(ran[algo], 0) << dtype_name(type) << ": no kernel of algo " << algo << " ran";
     }
@@ -463,7 +705,9 @@ TEST(CpuKernels, TileKernelsReadBAtEveryOffsetWithinAVector) {
         const Problem problem = b_offset_problem(shape.micro_m, n, a_layout, 1152);
         TestBuffers buffers(problem, std::uint64_t(shape.micro_m * 10 + n));
         const Reference reference = compute_reference(problem, buffers);
-        expect_configs_match_with_b_at_every_offset(cpu, problem, buffers, reference, {c});
+        const int runs = expect_configs_match_with_operands_at_every_offset(cpu, problem, buffers, reference, {c},
+                                                                            {Operand::b});
+        EXPECT_EQ(runs, offsets_within_a_vector(problem, Operand::b));
       }
     }
   });
@@ -502,7 +746,9 @@ TEST(CpuKernels, RowsKernelsReadBAtEveryOffsetWithinAVector) {
             }
             TestBuffers buffers(problem, std::uint64_t(m * 1000 + n));
             const Reference reference = compute_reference(problem, buffers);
-            expect_configs_match_with_b_at_every_offset(cpu, problem, buffers, reference, configs);
+            EXPECT_EQ(expect_configs_match_with_operands_at_every_offset(cpu, problem, buffers, reference, configs,
+                                                                         {Operand::b}),
+                      int(configs.size()) * offsets_within_a_vector(problem, Operand::b));
           }
         }
       }

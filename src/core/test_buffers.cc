@@ -59,6 +59,14 @@ TestBuffers::TestBuffers(const Problem& problem, std::uint64_t seed) : problem_(
   reset_c();
 }
 
+void TestBuffers::set_a(std::int64_t i, std::int64_t p, double value) {
+  store_from_double(a_.data(), problem_.a_type(), problem_.a_index(i, p), value);
+}
+
+void TestBuffers::set_b(std::int64_t p, std::int64_t j, double value) {
+  store_from_double(b_.data(), problem_.b_type(), problem_.b_index(p, j), value);
+}
+
 void TestBuffers::reset_c() {
   c_ = c_initial_;
   if (problem_.beta() != 0.0) return;

@@ -62,6 +62,10 @@ class TestBuffers {
 
   const void* a() const { return a_.data(); }
   const void* b() const { return b_.data(); }
+  // Overwrites element (i, p) of A or (p, j) of B, in the operand's dtype: tests plant NaN, an
+  // infinity or a zero there. A Reference computed before no longer describes the buffers.
+  void set_a(std::int64_t i, std::int64_t p, double value);
+  void set_b(std::int64_t p, std::int64_t j, double value);
   void* c() { return c_.data() + kGuardBytes; }
   const void* c() const { return c_.data() + kGuardBytes; }
   const void* c_initial() const { return c_initial_.data() + kGuardBytes; }
