@@ -1,12 +1,13 @@
-# The two commands of the README, and the steps they share.
+# The commands of the README and of CI, and the steps they share.
 #   make demo   install missing Debian packages, build the CLI, run the main job on the CPU
 #   make test   the same set-up, build everything, then every test
+#   make tsan   the concurrency and SQLite store tests under ThreadSanitizer (tests/tsan)
 BUILD_DIR ?= build
 BUILD_TYPE ?= Release
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build demo test bench clean
+.PHONY: all deps configure build demo test tsan bench clean
 
 all: build
 
@@ -27,6 +28,11 @@ demo: configure
 
 test: build
 	@ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS)
+
+# Builds the library once more with -fsanitize=thread (around the kernel objects `make build`
+# already compiled) and runs the two tests that look for data races.
+tsan: configure
+	@cmake --build $(BUILD_DIR) -j $(JOBS) --target tsan_tests
 
 clean:
 	rm -rf $(BUILD_DIR)
