@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "core/json_reading.h"
 #include "fuzz_check.h"
+#include "reseal.h"
 #include "store/store_transfer.h"
 
 namespace {
@@ -59,14 +59,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const bool any_device = data[0] & 1;
   const std::string text(reinterpret_cast<const char*>(data) + 1, size - 1);
   check(text, any_device);
-  if (!json_nests_within(text)) return 0;  // resealing dumps the entries, as the import would
-  nlohmann::json document = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (!document.is_object() || !document.contains("entries") || !document["entries"].is_array()) return 0;
-  for (nlohmann::json& entry : document["entries"]) {
-    if (!entry.is_object()) continue;
-    entry["checksum"] = "";
-    entry["checksum"] = json_checksum(entry);
-  }
-  check(document.dump(), any_device);
+  auto resealed = fuzz::edited_json_object(text, [](nlohmann::json& document) {
+    auto entries = document.find("entries");
+    if (entries == document.end() || !entries->is_array()) return;
+    for (nlohmann::json& entry : *entries) {
+      if (entry.is_object()) fuzz::reseal(entry);
+    }
+  });
+  if (resealed) check(*resealed, any_device);
   return 0;
 }
