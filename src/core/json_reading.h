@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <type_traits>
 
@@ -42,6 +43,15 @@ inline bool json_nests_within(std::string_view text, int max_depth = kMaxJsonNes
     }
   }
   return true;
+}
+
+// nlohmann's message for a parse error, cut to a line: it quotes what it last read with each
+// control character spelled out (<U+000A>, eight bytes for one), so a message could grow to
+// many times its input.
+inline std::string json_error_excerpt(const nlohmann::json::exception& e) {
+  std::string text = e.what();
+  if (text.size() > 200) text = text.substr(0, 200) + "...";
+  return text;
 }
 
 // The value of a JSON integer that T can hold; nullopt for any other value (a float, 1e300,

@@ -50,7 +50,7 @@ Result<ImportOutcome> import_entries(TuningStore& store, std::string_view text, 
     // e.what() names the byte offset and what was expected there. Not parse_error alone: a
     // number too large for a double (1e+3075) is out_of_range, which escaped and terminated
     // `gemmtune cache import` (found by cache_import_fuzz).
-    return bad(std::string("not valid JSON: ") + e.what());
+    return bad("not valid JSON: " + json_error_excerpt(e));
   }
   if (!document.is_object()) return bad("the top level is not a JSON object");
   auto format = document.find("format");

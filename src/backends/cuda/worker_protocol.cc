@@ -88,7 +88,7 @@ Result<VerifyRequest> decode_request(const std::string& line) {
     if (!config.is_ok()) return bad_request(config.status().message());
     r.config = *config;
   } catch (const nlohmann::json::exception& e) {
-    return bad_request(e.what());
+    return bad_request(json_error_excerpt(e));
   }
   return r;
 }
@@ -107,7 +107,7 @@ Result<VerifyReply> decode_reply(const std::string& line) {
     return VerifyReply{j.at("ok").get<bool>(), j.at("error").get<double>(), j.at("reason").get<std::string>(),
                        ErrorCode(*code)};
   } catch (const nlohmann::json::exception& e) {
-    return Status(ErrorCode::corrupt_data, std::string("bad verify reply: ") + e.what());
+    return Status(ErrorCode::corrupt_data, "bad verify reply: " + json_error_excerpt(e));
   }
 }
 
