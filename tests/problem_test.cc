@@ -63,6 +63,22 @@ TEST(Problem, NonFiniteScalarsAreRejected) {
   EXPECT_FALSE(Problem::create(spec).is_ok());
 }
 
+TEST(Problem, DtypeOrLayoutNoEnumeratorNamesIsRejectedWithItsField) {
+  // A spec filled from numbers (the C ABI, a worker message) can hold DType(9); a layout of 7
+  // was taken for column-major.
+  ProblemSpec spec = Problem::create(8, 8, 8, DType::f32)->spec();
+  spec.c_type = DType(9);
+  auto bad_type = Problem::create(spec);
+  ASSERT_FALSE(bad_type.is_ok());
+  EXPECT_NE(bad_type.status().message().find("c_type: dtype 9 is not"), std::string::npos) << bad_type.status().message();
+  spec = Problem::create(8, 8, 8, DType::f32)->spec();
+  spec.b_layout = Layout(7);
+  auto bad_layout = Problem::create(spec);
+  ASSERT_FALSE(bad_layout.is_ok());
+  EXPECT_NE(bad_layout.status().message().find("b_layout: layout 7 is not"), std::string::npos)
+      << bad_layout.status().message();
+}
+
 TEST(Problem, ZeroSizedDimsAreValid) {
   EXPECT_TRUE(Problem::create(0, 5, 7, DType::f32).is_ok());
   EXPECT_TRUE(Problem::create(5, 0, 7, DType::f32).is_ok());

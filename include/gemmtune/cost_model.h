@@ -35,6 +35,7 @@ struct TrainOptions {
   double min_child_weight = 1;
   int threads = 0;         // 0: every core
   std::uint64_t seed = 1;
+  bool operator==(const TrainOptions&) const = default;
 };
 
 // What a model file says about itself; readable without XGBoost.
@@ -51,6 +52,7 @@ struct ModelInfo {
   double training_rmse = 0;  // of ln(time_us), on the training rows
   TrainOptions params;
   std::int64_t created_unix = 0;
+  bool operator==(const ModelInfo&) const = default;
 };
 
 // One choice to rank.

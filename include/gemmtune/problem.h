@@ -18,6 +18,10 @@ namespace gemmtune {
 
 enum class Layout : std::uint8_t { row_major, col_major };
 
+// The layout of a number from outside (the C ABI, a worker message); invalid_argument naming the
+// number otherwise.
+Result<Layout> layout_from_code(std::int64_t code);
+
 // The fields a caller fills; Problem::create checks them.
 struct ProblemSpec {
   std::int64_t m = 0, n = 0, k = 0;

@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "c_problem.h"
 #include "gemmtune/session.h"
 
 struct gemmtune_session {
@@ -16,38 +17,6 @@ thread_local std::string last_error;
 int fail(const gemmtune::Status& status) {
   last_error = status.to_string();
   return static_cast<int>(status.code());
-}
-
-gemmtune::Result<gemmtune::DType> to_dtype(int value) {
-  if (value < GEMMTUNE_F32 || value > GEMMTUNE_S32) {
-    return gemmtune::invalid_argument("dtype " + std::to_string(value) + " is not a gemmtune_dtype");
-  }
-  return static_cast<gemmtune::DType>(value);
-}
-
-gemmtune::Result<gemmtune::Layout> to_layout(int value) {
-  if (value != GEMMTUNE_ROW_MAJOR && value != GEMMTUNE_COL_MAJOR) {
-    return gemmtune::invalid_argument("layout " + std::to_string(value) + " is not a gemmtune_layout");
-  }
-  return static_cast<gemmtune::Layout>(value);
-}
-
-gemmtune::Result<gemmtune::Problem> to_problem(const gemmtune_problem& p) {
-  gemmtune::ProblemSpec spec;
-  spec.m = p.m;
-  spec.n = p.n;
-  spec.k = p.k;
-  GEMMTUNE_ASSIGN_OR_RETURN(spec.a_type, to_dtype(p.a_type));
-  GEMMTUNE_ASSIGN_OR_RETURN(spec.b_type, to_dtype(p.b_type));
-  GEMMTUNE_ASSIGN_OR_RETURN(spec.c_type, to_dtype(p.c_type));
-  GEMMTUNE_ASSIGN_OR_RETURN(spec.a_layout, to_layout(p.a_layout));
-  GEMMTUNE_ASSIGN_OR_RETURN(spec.b_layout, to_layout(p.b_layout));
-  spec.lda = p.lda;
-  spec.ldb = p.ldb;
-  spec.ldc = p.ldc;
-  spec.alpha = p.alpha;
-  spec.beta = p.beta;
-  return gemmtune::Problem::create(spec);
 }
 
 }  // namespace
@@ -83,8 +52,7 @@ void gemmtune_session_destroy(gemmtune_session* session) { delete session; }
 int gemmtune_gemm(gemmtune_session* session, const gemmtune_problem* problem, const void* a, const void* b,
                   void* c) {
   if (session == nullptr) return fail(gemmtune::invalid_argument("session is null"));
-  if (problem == nullptr) return fail(gemmtune::invalid_argument("problem is null"));
-  auto p = to_problem(*problem);
+  auto p = gemmtune::problem_from_c(problem);
   if (!p.is_ok()) return fail(p.status());
   gemmtune::Status status = session->session->gemm(*p, a, b, c);
   if (!status.is_ok()) return fail(status);

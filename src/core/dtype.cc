@@ -30,6 +30,13 @@ std::size_t dtype_size(DType type) {
 
 bool is_float(DType type) { return type == DType::f32 || type == DType::f16 || type == DType::bf16; }
 
+Result<DType> dtype_from_code(std::int64_t code) {
+  if (code < std::int64_t(DType::f32) || code > std::int64_t(DType::s32)) {
+    return invalid_argument("dtype " + std::to_string(code) + " is not one of 0 (f32), 1 (f16), 2 (bf16), 3 (s8), 4 (s32)");
+  }
+  return DType(code);
+}
+
 Result<DType> parse_dtype(std::string_view name) {
   for (DType type : {DType::f32, DType::f16, DType::bf16, DType::s8, DType::s32}) {
     if (name == dtype_name(type)) return type;

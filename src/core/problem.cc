@@ -46,6 +46,21 @@ Status resolve_ld(const char* name, std::int64_t& ld, std::int64_t row_length) {
   return Status::ok();
 }
 
+// A spec filled from numbers (DType(9)) can hold a value no enumerator names.
+Status check_enums(const ProblemSpec& s) {
+  for (const auto& [name, type] : {std::pair{"a_type", s.a_type}, std::pair{"b_type", s.b_type}, std::pair{"c_type", s.c_type}}) {
+    if (auto checked = dtype_from_code(std::int64_t(type)); !checked.is_ok()) {
+      return invalid_argument(std::string(name) + ": " + checked.status().message());
+    }
+  }
+  for (const auto& [name, layout] : {std::pair{"a_layout", s.a_layout}, std::pair{"b_layout", s.b_layout}}) {
+    if (auto checked = layout_from_code(std::int64_t(layout)); !checked.is_ok()) {
+      return invalid_argument(std::string(name) + ": " + checked.status().message());
+    }
+  }
+  return Status::ok();
+}
+
 Status check_types(const ProblemSpec& s) {
   if (s.a_type != s.b_type) {
     return unsupported("A and B must have the same dtype (got " + std::string(dtype_name(s.a_type)) +
@@ -98,6 +113,7 @@ Result<Problem> Problem::create(const ProblemSpec& spec) {
   GEMMTUNE_RETURN_IF_ERROR(check_dim("m", s.m));
   GEMMTUNE_RETURN_IF_ERROR(check_dim("n", s.n));
   GEMMTUNE_RETURN_IF_ERROR(check_dim("k", s.k));
+  GEMMTUNE_RETURN_IF_ERROR(check_enums(s));
   GEMMTUNE_RETURN_IF_ERROR(check_types(s));
   GEMMTUNE_RETURN_IF_ERROR(check_scalars(s));
   GEMMTUNE_RETURN_IF_ERROR(check_tf32(s));
@@ -172,6 +188,13 @@ std::string Problem::describe() const {
   if (spec_.beta != 0.0) out << " beta=" << spec_.beta;
   if (spec_.allow_tf32) out << " tf32";
   return out.str();
+}
+
+Result<Layout> layout_from_code(std::int64_t code) {
+  if (code != std::int64_t(Layout::row_major) && code != std::int64_t(Layout::col_major)) {
+    return invalid_argument("layout " + std::to_string(code) + " is not 0 (row-major) or 1 (column-major)");
+  }
+  return Layout(code);
 }
 
 Result<std::pair<Layout, Layout>> parse_layout_letters(std::string_view letters) {

@@ -12,8 +12,8 @@
 #include <nlohmann/json.hpp>
 
 #include "../core/file_text.h"
-#include "../store/store_entry.h"
 #include "booster.h"
+#include "cost_model_document.h"
 #include "features.h"
 
 #ifndef GEMMTUNE_SOURCE_DIR
@@ -34,154 +34,6 @@ struct CostModel::Impl {
 namespace {
 
 using nlohmann::json;
-
-constexpr char kBase64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-std::string base64_encode(const std::string& bytes) {
-  std::string out;
-  out.reserve((bytes.size() + 2) / 3 * 4);
-  for (std::size_t i = 0; i < bytes.size(); i += 3) {
-    const std::uint32_t chunk = std::uint32_t(std::uint8_t(bytes[i])) << 16 |
-                                (i + 1 < bytes.size() ? std::uint32_t(std::uint8_t(bytes[i + 1])) << 8 : 0) |
-                                (i + 2 < bytes.size() ? std::uint32_t(std::uint8_t(bytes[i + 2])) : 0);
-    out += kBase64[chunk >> 18 & 63];
-    out += kBase64[chunk >> 12 & 63];
-    out += i + 1 < bytes.size() ? kBase64[chunk >> 6 & 63] : '=';
-    out += i + 2 < bytes.size() ? kBase64[chunk & 63] : '=';
-  }
-  return out;
-}
-
-Result<std::string> base64_decode(const std::string& text) {
-  auto value = [](char c) -> int {
-    if (c >= 'A' && c <= 'Z') return c - 'A';
-    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-    if (c >= '0' && c <= '9') return c - '0' + 52;
-    if (c == '+') return 62;
-    if (c == '/') return 63;
-    return -1;
-  };
-  if (text.size() % 4 != 0) return Status(ErrorCode::corrupt_data, "booster is not base64 (length)");
-  std::string out;
-  out.reserve(text.size() / 4 * 3);
-  for (std::size_t i = 0; i < text.size(); i += 4) {
-    int v[4];
-    int padding = 0;
-    for (int j = 0; j < 4; ++j) {
-      const char c = text[i + std::size_t(j)];
-      const bool pad_allowed = i + 4 == text.size() && j >= 2;
-      if (c == '=' && pad_allowed && (j == 3 || text[i + 3] == '=')) {
-        v[j] = 0;
-        ++padding;
-      } else if ((v[j] = value(c)) < 0) {
-        return Status(ErrorCode::corrupt_data, "booster is not base64 (character " + std::to_string(i + j) + ")");
-      }
-    }
-    const std::uint32_t chunk = std::uint32_t(v[0]) << 18 | std::uint32_t(v[1]) << 12 | std::uint32_t(v[2]) << 6 |
-                                std::uint32_t(v[3]);
-    out += char(chunk >> 16 & 255);
-    if (padding < 2) out += char(chunk >> 8 & 255);
-    if (padding < 1) out += char(chunk & 255);
-  }
-  return out;
-}
-
-Status bad(const std::string& name, const std::string& why) {
-  return Status(ErrorCode::corrupt_data, "cost model " + name + ": " + why);
-}
-
-json params_json(const TrainOptions& p) {
-  return {{"rounds", p.rounds},       {"max_depth", p.max_depth},   {"eta", p.eta},
-          {"subsample", p.subsample}, {"colsample", p.colsample},   {"min_child_weight", p.min_child_weight},
-          {"seed", p.seed}};
-}
-
-json document_of(const CostModel::Impl& impl) {
-  const ModelInfo& info = impl.info;
-  json out = {{"format", kCostModelFormat},
-              {"version", kCostModelVersion},
-              {"device", info.device},
-              {"device_class", info.device_class},
-              {"backend_versions", info.backend_versions},
-              {"backends", info.backends},
-              {"features", info.features},
-              {"target", "ln(time_us)"},
-              {"problem_kinds", info.problem_kinds},
-              {"training",
-               {{"data", info.training_data},
-                {"rows", info.training_rows},
-                {"rmse_ln", info.training_rmse},
-                {"shapes", info.training_shapes},
-                {"params", params_json(info.params)},
-                {"created_unix", info.created_unix}}},
-              {"booster_ubj_base64", base64_encode(impl.booster_bytes)}};
-  out["checksum"] = "";
-  out["checksum"] = json_checksum(out);
-  return out;
-}
-
-// Typed access to a field; corrupt_data naming it when absent or of another type.
-template <class T>
-Status read_field(const json& object, const char* name, T& out, const std::string& file) {
-  auto it = object.find(name);
-  if (it == object.end()) return bad(file, std::string("lacks '") + name + "'");
-  try {
-    out = it->get<T>();
-  } catch (const json::exception&) {
-    return bad(file, std::string("'") + name + "' is " + std::string(it->type_name()) + ", not of the expected type");
-  }
-  return Status::ok();
-}
-
-// The header of a model document, checked: format, version, checksum, every field's type.
-Result<ModelInfo> info_from_document(json document, const std::string& file, std::string* booster_base64) {
-  if (!document.is_object()) return bad(file, "is not a JSON object");
-  std::string format;
-  GEMMTUNE_RETURN_IF_ERROR(read_field(document, "format", format, file));
-  if (format != kCostModelFormat) return bad(file, "'format' is \"" + format + "\", not \"" + kCostModelFormat + "\"");
-  int version = 0;
-  GEMMTUNE_RETURN_IF_ERROR(read_field(document, "version", version, file));
-  if (version != kCostModelVersion) {
-    return bad(file, "is of version " + std::to_string(version) + "; this build reads " +
-                         std::to_string(kCostModelVersion) + " (retrain with `gemmtune model train`)");
-  }
-  std::string checksum;
-  GEMMTUNE_RETURN_IF_ERROR(read_field(document, "checksum", checksum, file));
-  document["checksum"] = "";
-  if (json_checksum(document) != checksum) return bad(file, "fails its checksum (edited or damaged)");
-  ModelInfo info;
-  GEMMTUNE_RETURN_IF_ERROR(read_field(document, "device", info.device, file));
-  GEMMTUNE_RETURN_IF_ERROR(read_field(document, "device_class", info.device_class, file));
-  GEMMTUNE_RETURN_IF_ERROR(read_field(document, "backend_versions", info.backend_versions, file));
-  GEMMTUNE_RETURN_IF_ERROR(read_field(document, "backends", info.backends, file));
-  GEMMTUNE_RETURN_IF_ERROR(read_field(document, "features", info.features, file));
-  GEMMTUNE_RETURN_IF_ERROR(read_field(document, "problem_kinds", info.problem_kinds, file));
-  json training;
-  GEMMTUNE_RETURN_IF_ERROR(read_field(document, "training", training, file));
-  GEMMTUNE_RETURN_IF_ERROR(read_field(training, "data", info.training_data, file));
-  GEMMTUNE_RETURN_IF_ERROR(read_field(training, "rows", info.training_rows, file));
-  GEMMTUNE_RETURN_IF_ERROR(read_field(training, "rmse_ln", info.training_rmse, file));
-  GEMMTUNE_RETURN_IF_ERROR(read_field(training, "shapes", info.training_shapes, file));
-  GEMMTUNE_RETURN_IF_ERROR(read_field(training, "created_unix", info.created_unix, file));
-  json params;
-  GEMMTUNE_RETURN_IF_ERROR(read_field(training, "params", params, file));
-  GEMMTUNE_RETURN_IF_ERROR(read_field(params, "rounds", info.params.rounds, file));
-  GEMMTUNE_RETURN_IF_ERROR(read_field(params, "max_depth", info.params.max_depth, file));
-  GEMMTUNE_RETURN_IF_ERROR(read_field(params, "eta", info.params.eta, file));
-  GEMMTUNE_RETURN_IF_ERROR(read_field(params, "subsample", info.params.subsample, file));
-  GEMMTUNE_RETURN_IF_ERROR(read_field(params, "colsample", info.params.colsample, file));
-  GEMMTUNE_RETURN_IF_ERROR(read_field(params, "min_child_weight", info.params.min_child_weight, file));
-  GEMMTUNE_RETURN_IF_ERROR(read_field(params, "seed", info.params.seed, file));
-  if (booster_base64 != nullptr) GEMMTUNE_RETURN_IF_ERROR(read_field(document, "booster_ubj_base64", *booster_base64, file));
-  return info;
-}
-
-Result<json> read_document(const std::string& path) {
-  GEMMTUNE_ASSIGN_OR_RETURN(std::string text, read_file_text(path, "cost model"));
-  json document = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (document.is_discarded()) return bad(path, "is not valid JSON (truncated or damaged)");
-  return document;
-}
 
 std::string joined(const std::vector<std::string>& items) {
   std::string out;
@@ -277,15 +129,17 @@ Result<std::shared_ptr<const CostModel>> CostModel::train(const std::vector<Swee
 }
 
 Result<ModelInfo> CostModel::read_info(const std::string& path) {
-  GEMMTUNE_ASSIGN_OR_RETURN(json document, read_document(path));
-  return info_from_document(std::move(document), path, nullptr);
+  GEMMTUNE_ASSIGN_OR_RETURN(std::string text, read_file_text(path, "cost model"));
+  GEMMTUNE_ASSIGN_OR_RETURN(CostModelDocument document, parse_cost_model_document(text, path, /*with_booster=*/false));
+  return document.info;
 }
 
 Result<std::shared_ptr<const CostModel>> CostModel::load(const std::string& path) {
-  GEMMTUNE_ASSIGN_OR_RETURN(json document, read_document(path));
-  std::string booster_base64;
+  GEMMTUNE_ASSIGN_OR_RETURN(std::string text, read_file_text(path, "cost model"));
+  GEMMTUNE_ASSIGN_OR_RETURN(CostModelDocument document, parse_cost_model_document(text, path, /*with_booster=*/true));
   auto impl = std::make_unique<Impl>();
-  GEMMTUNE_ASSIGN_OR_RETURN(impl->info, info_from_document(std::move(document), path, &booster_base64));
+  impl->info = std::move(document.info);
+  impl->booster_bytes = std::move(document.booster_bytes);
   if (!booster_built_in()) return unsupported("cannot use cost model " + path + ": " + booster_absent_message());
   // The trees index features by position, so each of the model's features is looked up by
   // name among those this build computes. A config field added since the model was trained is
@@ -301,9 +155,10 @@ Result<std::shared_ptr<const CostModel>> CostModel::load(const std::string& path
     }
     impl->columns.push_back(std::size_t(at - computed.begin()));
   }
-  GEMMTUNE_ASSIGN_OR_RETURN(impl->booster_bytes, base64_decode(booster_base64));
   auto booster = load_booster(impl->booster_bytes);
-  if (!booster.is_ok()) return bad(path, "its trees do not load: " + booster.status().message());
+  if (!booster.is_ok()) {
+    return Status(ErrorCode::corrupt_data, "cost model " + path + ": its trees do not load: " + booster.status().message());
+  }
   impl->booster = std::move(booster).value();
   return std::shared_ptr<const CostModel>(new CostModel(std::move(impl)));
 }
@@ -311,7 +166,7 @@ Result<std::shared_ptr<const CostModel>> CostModel::load(const std::string& path
 Status CostModel::save(const std::string& path) const {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   // One line per top-level field keeps the file readable with the long booster on its own line.
-  const json document = document_of(*impl_);
+  const json document = cost_model_document(impl_->info, impl_->booster_bytes);
   out << "{\n";
   std::size_t i = 0;
   for (const auto& [key, value] : document.items()) {

@@ -4,10 +4,12 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
 #include "../core/file_text.h"
+#include "../core/json_reading.h"
 #include "gemmtune/sweep.h"
 
 namespace gemmtune {
@@ -77,22 +79,34 @@ json meta_json(const SweepMeta& meta) {
           {"workers", meta.workers}};
 }
 
+// An integer of the meta data: nlohmann's get<int>() of 1e300 is an undefined conversion.
+Status int_field(const json& j, const char* name, int& out) {
+  auto it = j.find(name);
+  if (it == j.end()) return invalid_argument(std::string("meta data lacks '") + name + "'");
+  const std::optional<int> value = json_integer<int>(*it);
+  if (!value) return invalid_argument(std::string("meta data '") + name + "' is " + it->dump() + ", not an int");
+  out = *value;
+  return Status::ok();
+}
+
 Status meta_from_json(const json& j, SweepMeta& meta) {
+  // Sweeps from before the final round: simulate today's autotuner.
+  meta.finalists = SweepMeta{}.finalists;
+  meta.close_repeats = SweepMeta{}.close_repeats;
+  GEMMTUNE_RETURN_IF_ERROR(int_field(j, "samples", meta.timing.samples));
+  GEMMTUNE_RETURN_IF_ERROR(int_field(j, "warmup_runs", meta.timing.warmup_runs));
+  if (j.contains("finalists")) GEMMTUNE_RETURN_IF_ERROR(int_field(j, "finalists", meta.finalists));
+  if (j.contains("close_repeats")) GEMMTUNE_RETURN_IF_ERROR(int_field(j, "close_repeats", meta.close_repeats));
+  GEMMTUNE_RETURN_IF_ERROR(int_field(j, "workers", meta.workers));
   try {
     meta.device = j.at("device").get<std::string>();
     meta.device_class = j.at("device_class").get<std::string>();
     meta.backend_versions = j.at("backend_versions").get<std::map<std::string, std::string>>();
     meta.search = j.at("search").get<std::string>();
-    meta.timing.samples = j.at("samples").get<int>();
     meta.timing.min_sample_ms = j.at("min_sample_ms").get<double>();
-    meta.timing.warmup_runs = j.at("warmup_runs").get<int>();
     meta.prune_factor = j.at("prune_factor").get<double>();
-    // Sweeps from before the final round: simulate today's autotuner.
-    meta.finalists = j.value("finalists", SweepMeta{}.finalists);
     meta.close_band = j.value("close_band", SweepMeta{}.close_band);
-    meta.close_repeats = j.value("close_repeats", SweepMeta{}.close_repeats);
     meta.full_within = j.at("full_within").get<double>();
-    meta.workers = j.at("workers").get<int>();
   } catch (const json::exception& e) {
     return invalid_argument(std::string("meta data: ") + e.what());
   }

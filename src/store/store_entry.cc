@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdio>
 
+#include "../core/json_reading.h"
 #include "gemmtune/config.h"
 
 namespace gemmtune {
@@ -71,7 +72,11 @@ json body_of(const StoreEntry& entry) {
 Result<StoredChoice> choice_from_json(const json& row) {
   const bool shaped = row.is_array() && row.size() == 5 && row[0].is_string() && row[1].is_string() &&
                       row[2].is_string() && row[3].is_number() && row[4].is_string();
-  if (!shaped) return bad("has a choice that is not a row " + std::string(kChoiceColumns) + ": " + row.dump());
+  if (!shaped) {
+    std::string text = row.dump();
+    if (text.size() > 80) text = text.substr(0, 80) + "...";
+    return bad("has a choice that is not a row " + std::string(kChoiceColumns) + ": " + text);
+  }
   return StoredChoice{row[0].get<std::string>(), row[1].get<std::string>(), row[2].get<std::string>(),
                       row[3].get<double>(), row[4].get<std::string>()};
 }
@@ -132,8 +137,11 @@ Result<StoreEntry> entry_from_json(json object) {
     GEMMTUNE_ASSIGN_OR_RETURN(StoredChoice choice, choice_from_json(c));
     entry.choices.push_back(std::move(choice));
   }
-  GEMMTUNE_ASSIGN_OR_RETURN(double created, number_field(object, "created_unix"));
-  entry.created_unix = static_cast<std::int64_t>(created);
+  GEMMTUNE_ASSIGN_OR_RETURN(const json* created, field(object, "created_unix", json::value_t::number_float));
+  // An integer as written; a float such as 1e300 has no int64 value.
+  const auto created_unix = json_integer<std::int64_t>(*created);
+  if (!created_unix) return bad("has 'created_unix' " + created->dump() + ", not a whole number of seconds");
+  entry.created_unix = *created_unix;
   GEMMTUNE_ASSIGN_OR_RETURN(std::string checksum, string_field(object, "checksum"));
   // Recomputed over the document as stored, its checksum blanked, so any edit of a field (or
   // of the checksum) shows. Dumping the parsed document in place, rather than rebuilding or
@@ -146,6 +154,10 @@ Result<StoreEntry> entry_from_json(json object) {
 std::string serialize_entry(const StoreEntry& entry) { return entry_to_json(entry).dump(); }
 
 Result<StoreEntry> parse_entry(std::string_view text) {
+  // Checked before parsing: the checksum dumps the document, which recurses once per level.
+  if (!json_nests_within(text)) {
+    return bad("nests arrays and objects deeper than " + std::to_string(kMaxJsonNesting) + " levels");
+  }
   json parsed = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (parsed.is_discarded()) return bad("is not valid JSON (truncated or damaged)");
   return entry_from_json(std::move(parsed));

@@ -49,5 +49,26 @@ TEST(WorkerProtocol, MalformedLinesAreCorruptDataWithAMessage) {
   }
 }
 
+TEST(WorkerProtocol, RequestFieldsOutOfTheirRangeAreCorruptDataNamingTheField) {
+  VerifyRequest request;
+  request.problem = Problem::create(8, 8, 8, DType::f32)->spec();
+  const nlohmann::json good = nlohmann::json::parse(encode(request));
+  // 1e300 as an integer was an undefined conversion (UBSan in worker_protocol_fuzz); 2^32 as the
+  // device and -1 as the seed were truncated without a word; dtype 9 and layout 7 reached the worker.
+  for (const auto& [field, value] : {std::pair{"m", nlohmann::json(1e300)}, std::pair{"device", nlohmann::json(4294967296)},
+                                     std::pair{"seed", nlohmann::json(-1)}, std::pair{"a_type", nlohmann::json(9)},
+                                     std::pair{"b_layout", nlohmann::json(7)}, std::pair{"k", nlohmann::json(2.5)}}) {
+    nlohmann::json line = good;
+    line[field] = value;
+    auto decoded = decode_request(line.dump());
+    ASSERT_FALSE(decoded.is_ok()) << line.dump();
+    EXPECT_EQ(decoded.status().code(), ErrorCode::corrupt_data);
+    EXPECT_NE(decoded.status().message().find(field), std::string::npos) << decoded.status().message();
+  }
+  nlohmann::json reply = nlohmann::json::parse(encode(VerifyReply{}));
+  reply["code"] = 1e300;
+  EXPECT_FALSE(decode_reply(reply.dump()).is_ok());
+}
+
 }  // namespace
 }  // namespace gemmtune::cuda

@@ -11,6 +11,8 @@
 #include "ci_skip.h"
 #include "core/autotuner.h"
 #include "gemmtune/cost_model.h"
+#include "model/cost_model_document.h"
+#include "store/store_entry.h"
 #include "store/temp_dir.h"
 
 namespace gemmtune {
@@ -132,6 +134,33 @@ TEST_F(CostModelTest, DamagedModelFilesAreRefused) {
   auto cut = CostModel::load(dir.file("cut.json"));
   ASSERT_FALSE(cut.is_ok());
   EXPECT_NE(cut.status().message().find("not valid JSON"), std::string::npos);
+}
+
+TEST(CostModelDocument, AnIntegerFieldThatIsAFloatOrOutOfRangeIsRefusedNamingIt) {
+  // get<int>() of 1e300 was an undefined conversion; a seed of -1 or 2^40 rounds read back as
+  // other numbers without a word. The checksum is recomputed, as a careless writer would.
+  ModelInfo info;
+  info.device = "cpu|Test";
+  info.problem_kinds = {"f32.f32.f32:nn"};
+  const nlohmann::json good = cost_model_document(info, "trees");
+  auto read = parse_cost_model_document(good.dump(), "m.json", true);
+  ASSERT_TRUE(read.is_ok()) << read.status().to_string();
+  EXPECT_EQ(read->info, info);
+  EXPECT_EQ(read->booster_bytes, "trees");
+  for (const auto& [pointer, value] : {std::pair{"/version", nlohmann::json(1e300)},
+                                       std::pair{"/training/params/seed", nlohmann::json(-1)},
+                                       std::pair{"/training/params/rounds", nlohmann::json(1099511627776)},
+                                       std::pair{"/training/rows", nlohmann::json(2.5)}}) {
+    nlohmann::json document = good;
+    document[nlohmann::json::json_pointer(pointer)] = value;
+    document["checksum"] = "";
+    document["checksum"] = json_checksum(document);
+    auto parsed = parse_cost_model_document(document.dump(), "m.json", true);
+    ASSERT_FALSE(parsed.is_ok()) << pointer;
+    EXPECT_EQ(parsed.status().code(), ErrorCode::corrupt_data);
+    const std::string field = std::string(pointer).substr(std::string(pointer).rfind('/') + 1);
+    EXPECT_NE(parsed.status().message().find("'" + field + "'"), std::string::npos) << parsed.status().message();
+  }
 }
 
 TEST_F(CostModelTest, AModelIsOnlyUsedWhereItWasTrained) {

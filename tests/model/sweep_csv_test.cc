@@ -124,6 +124,19 @@ TEST(SweepCsv, MalformedFilesAreRefusedWithTheirLine) {
   }
 }
 
+TEST(SweepCsv, MetaIntegerThatIsAFloatOrTooLargeIsRefusedNamingIt) {
+  // get<int>() of 1e300 was an undefined conversion (UBSan in sweep_csv_fuzz); 2^40 was truncated.
+  for (const char* value : {"1e300", "1099511627776", "2.5"}) {
+    std::string text = sweep_csv_header(sample_meta());
+    const std::size_t at = text.find("\"samples\":3");
+    ASSERT_NE(at, std::string::npos) << text;
+    text.replace(at, std::string("\"samples\":3").size(), std::string("\"samples\":") + value);
+    auto data = parse_sweep_csv(text, "s.csv");
+    ASSERT_FALSE(data.is_ok()) << value;
+    EXPECT_NE(data.status().message().find("s.csv:2: meta data 'samples'"), std::string::npos) << data.status().message();
+  }
+}
+
 TEST(SweepCsv, SweepsOfDifferentSettingsDoNotMerge) {
   const std::string dir = ::testing::TempDir();
   SweepMeta other = sample_meta();

@@ -50,6 +50,36 @@ TEST(StoreEntry, FieldOfTheWrongTypeIsNamed) {
   EXPECT_NE(parsed.status().message().find("'backend'"), std::string::npos) << parsed.status().message();
 }
 
+// The checksum recomputed after an edit, as a writer of a bad store could.
+nlohmann::json resealed(nlohmann::json json) {
+  json["checksum"] = "";
+  json["checksum"] = json_checksum(json);
+  return json;
+}
+
+TEST(StoreEntry, CreationTimeThatIsNoWholeNumberOfSecondsIsRefused) {
+  // 1e300 has no int64 value: converting it was undefined behaviour (UBSan in store_entry_fuzz).
+  for (const nlohmann::json& created : {nlohmann::json(1e300), nlohmann::json(1.5), nlohmann::json(-1e19)}) {
+    nlohmann::json json = entry_to_json(sample_entry());
+    json["created_unix"] = created;
+    auto parsed = entry_from_json(resealed(json));
+    ASSERT_FALSE(parsed.is_ok()) << created.dump();
+    EXPECT_NE(parsed.status().message().find("'created_unix'"), std::string::npos) << parsed.status().message();
+  }
+}
+
+TEST(StoreEntry, NestingDeeperThanAnyEntryIsRefusedBeforeItOverflowsTheStack) {
+  // Checking the checksum dumps the document, which recursed once per level: 200k levels of an
+  // extra field overflowed the stack.
+  const std::string text = serialize_entry(sample_entry());
+  const std::string deep = text.substr(0, text.size() - 1) + ",\"x\":" + std::string(200000, '[') +
+                           std::string(200000, ']') + "}";
+  auto parsed = parse_entry(deep);
+  ASSERT_FALSE(parsed.is_ok());
+  EXPECT_EQ(parsed.status().code(), ErrorCode::corrupt_data);
+  EXPECT_NE(parsed.status().message().find("deeper than"), std::string::npos) << parsed.status().message();
+}
+
 TEST(StoreEntry, OtherSchemaVersionIsRejected) {
   nlohmann::json json = entry_to_json(sample_entry());
   json["schema"] = kStoreSchemaVersion + 1;

@@ -43,6 +43,21 @@ TEST(StoreTransfer, ImportOfMalformedJsonNamesTheProblemAndStoresNothing) {
   EXPECT_EQ(store->list()->size(), 1u) << "what was stored before stays";
 }
 
+TEST(StoreTransfer, ImportOfANumberTooLargeOrNestingTooDeepIsCorruptDataNotACrash) {
+  // 1e+3075 made nlohmann throw out_of_range, which escaped and terminated the process (found by
+  // cache_import_fuzz); 200k levels of nesting would overflow the stack as the entry is copied.
+  TempDir dir;
+  auto store = fresh_store(dir, "t.sqlite");
+  const std::string head = "{\"format\": \"gemmtune-tuning-store\", \"schema\": 1, \"entries\": [";
+  for (const std::string& text : {head + "{\"created_unix\": 1e+3075}]}",
+                                  head + std::string(200000, '[') + std::string(200000, ']') + "]}"}) {
+    auto imported = import_entries(*store, text, "dev", false);
+    ASSERT_FALSE(imported.is_ok());
+    EXPECT_EQ(imported.status().code(), ErrorCode::corrupt_data);
+    EXPECT_TRUE(store->list()->empty());
+  }
+}
+
 TEST(StoreTransfer, OneBadEntryRejectsTheWholeFile) {
   TempDir dir;
   auto source = fresh_store(dir, "source.sqlite");

@@ -1,8 +1,8 @@
-// The fuzz target without libFuzzer: runs LLVMFuzzerTestOneInput on every file of the seed
+// Any fuzz target without libFuzzer: runs LLVMFuzzerTestOneInput on every file of the seed
 // corpus, then on mutations of them (bytes changed, inserted, deleted, runs doubled,
-// truncations) from a fixed seed for --seconds S, so CI exercises the parser even where clang's
-// fuzzer runtime is missing.
-//   lut_fuzz_driver [--seconds S] CORPUS_DIR_OR_FILE...
+// truncations, tokens of the formats read: JSON, CSV, lines) from a fixed seed for --seconds S,
+// so CI exercises the parsers even where clang's fuzzer runtime is missing.
+//   <target> [--seconds S] CORPUS_DIR_OR_FILE...
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -33,7 +33,8 @@ std::string mutate(std::string text, std::mt19937_64& rng) {
       case 3: text.resize(at); break;
       case 4: if (!text.empty()) text.insert(at, text.substr(at, 1 + rng() % 32)); break;
       default: {
-        static const char* tokens[] = {"{", "}", "[", "]", ",", ":", "\"", "null", "1e999", "-", "\\u0000", "\"mode\""};
+        static const char* tokens[] = {"{", "}", "[", "]", ",", ":", "\"", "null", "1e999", "-", "\\u0000",
+                                       "\n", "# ", "9223372036854775808", "-1", "1.5", "\"checksum\""};
         text.insert(at, tokens[rng() % (sizeof tokens / sizeof *tokens)]);
       }
     }
@@ -66,7 +67,7 @@ int main(int argc, char** argv) {
     }
   }
   if (corpus.empty()) {
-    std::fprintf(stderr, "usage: lut_fuzz_driver [--seconds S] CORPUS_DIR_OR_FILE...\n");
+    std::fprintf(stderr, "usage: %s [--seconds S] CORPUS_DIR_OR_FILE...\n", argv[0]);
     return 2;
   }
   for (const std::string& input : corpus) run(input);
@@ -77,6 +78,6 @@ int main(int argc, char** argv) {
     run(mutate(corpus[rng() % corpus.size()], rng));
     ++runs;
   }
-  std::printf("lut_fuzz_driver: %zu inputs (%zu seeds), no crash\n", runs, corpus.size());
+  std::printf("%s: %zu inputs (%zu seeds), no crash\n", argv[0], runs, corpus.size());
   return 0;
 }
