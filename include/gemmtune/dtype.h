@@ -23,9 +23,6 @@ std::size_t dtype_size(DType type);
 bool is_float(DType type);
 // Accepts the names dtype_name() prints: f32, f16, bf16, s8, s32.
 Result<DType> parse_dtype(std::string_view name);
-// The dtype of a number from outside (the C ABI, a worker message); invalid_argument naming the
-// number otherwise.
-Result<DType> dtype_from_code(std::int64_t code);
 
 // Round to nearest even, as hardware conversions do; NaN stays NaN.
 float bf16_to_f32(std::uint16_t bits);

@@ -3,6 +3,8 @@
 #include <cstring>
 #include <string>
 
+#include "enum_codes.h"
+
 namespace gemmtune {
 namespace {
 

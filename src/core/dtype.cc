@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "enum_codes.h"
 #include "scalar_convert.h"
 
 namespace gemmtune {

@@ -6,6 +6,8 @@
 #include <sstream>
 #include <vector>
 
+#include "enum_codes.h"
+
 namespace gemmtune {
 namespace {
 

@@ -3,6 +3,7 @@
 #include <optional>
 #include <utility>
 
+#include "../../core/enum_codes.h"
 #include "../../core/json_reading.h"
 
 namespace gemmtune::cuda {
