@@ -37,8 +37,9 @@ struct SkinnyInstance {
   // Partial sums and one counter per block of n, for split_k > 1.
   std::int64_t workspace_bytes(std::int64_t n) const;
   std::int64_t counters_offset(std::int64_t n) const;
-  // Registers a thread needs (batches in flight, accumulators, A's fragments, addresses): above
-  // 255 the kernel spills (measured with ptxas -v, bench/results/2026-11-25-h100-skinny.md).
+  // Registers a thread needs (batches in flight, accumulators, A's fragments, addresses), an
+  // upper estimate: ptxas -v gives 56 for the 1-tile m = 1 row of the list, 224 for the largest
+  // nn one; above 255 the kernel would spill, and skinny_compile_test checks no listed one does.
   int registers_estimate() const;
   // NVRTC options; `arch` "sm_90a" and later also turn on programmatic dependent launch (GT_PDL).
   std::vector<std::string> options(const std::string& arch) const;
