@@ -282,6 +282,44 @@ TEST(IncrementalTune, NewChoicesAreTimedAndStoredOnesCarriedOver) {
   EXPECT_TRUE(tune_with_backends(path, {"cpu", "reference"}).store_hit);
 }
 
+// The cpu backend's version is its kernels' hash alone (not its config list's source), and a
+// stored entry is a hit only while it holds a time for every config offered today: a config
+// list that gains configs (here: an entry written before two of today's configs existed) keeps
+// its stored times and times only the configs it lacks.
+TEST(IncrementalTune, ConfigsAddedToTheListAreTimedAndTheOthersCarriedOver) {
+  TempDir dir;
+  const std::string path = dir.file("t.sqlite");
+  const TuneReport first = tune_with_backends(path, {"cpu"});
+  const int cpu_ok = ok_count(first, "cpu");
+  ASSERT_GE(cpu_ok, 4) << "the test needs several cpu configs";
+  std::vector<std::string> dropped;
+  edit_raw(path, tiny(), [&](const std::string& text) {
+    StoreEntry entry = parse_entry(text).value();
+    std::vector<StoredChoice> kept;
+    for (const StoredChoice& c : entry.choices) {
+      if (dropped.size() < 2 && c.status == "ok" && c.config != entry.pick_config) {
+        dropped.push_back(c.config);
+      } else {
+        kept.push_back(c);
+      }
+    }
+    entry.choices = kept;
+    return serialize_entry(entry);
+  });
+  ASSERT_EQ(dropped.size(), 2u);
+  const TuneReport second = tune_with_backends(path, {"cpu"});
+  EXPECT_FALSE(second.store_hit);
+  EXPECT_EQ(ok_count(second, "cpu"), cpu_ok) << "the stored choices and the two new ones";
+  // All but the two new configs and the re-timed anchor keep their stored times.
+  EXPECT_EQ(carried_count(second, first), cpu_ok - 2 - 1);
+  for (const std::string& config : dropped) {
+    int listed = 0;
+    for (const ChoiceReport& c : second.choices) listed += c.config.to_string() == config;
+    EXPECT_EQ(listed, 1) << config;
+  }
+  EXPECT_TRUE(tune_with_backends(path, {"cpu"}).store_hit);
+}
+
 TEST(IncrementalTune, NewVersionOfOneBackendRetimesOnlyItsChoices) {
   TempDir dir;
   const std::string path = dir.file("t.sqlite");
