@@ -33,8 +33,9 @@
 //   GT_STAGES    1: load a batch, then multiply it; 2: the next batch's loads are in flight meanwhile
 //   GT_PASS      k elements of A in shared memory at once (a multiple of GT_BK and of 32 words)
 //   GT_SPLIT_K   slices of k (1: none)
-//   GT_VEC       1: 16-byte loads of B (and of A when k-contiguous); the host guarantees lda, ldb
-//                and k keep them aligned and checks the pointers. 0: element loads.
+//   GT_VEC       1: 16-byte loads of B (and of A when k-contiguous); the host chose it because
+//                ldb (and lda) keep every row 16-byte aligned, and checks the pointers; the
+//                tails of n and k still load element by element. 0: element loads only.
 //   GT_PDL       1 (compute capability 9.0 and up, launched with programmatic stream
 //                serialization): the kernel lets the next one in the stream launch at once and
 //                loads its first batch of B, which no earlier kernel writes, before it waits for
