@@ -12,7 +12,9 @@ namespace gemmtune {
 BackendList create_backends(const DeviceInfo& device) {
   BackendList backends;
   if (device.kind == DeviceKind::cpu) {
+#ifdef GEMMTUNE_HAVE_CPU_KERNELS
     backends.push_back(cpu::make_cpu_template_backend(device.cpu));
+#endif
 #ifdef GEMMTUNE_HAVE_ONEDNN
     backends.push_back(cpu::make_onednn_backend(device.cpu));
 #endif
@@ -56,7 +58,11 @@ Result<DeviceInfo> detect_cuda_device(int index) {
 std::vector<BackendAvailability> compiled_backends(DeviceKind kind) {
   std::vector<BackendAvailability> list;
   if (kind == DeviceKind::cpu) {
+#ifdef GEMMTUNE_HAVE_CPU_KERNELS
     list.push_back({"cpu", true, "gemmtune's own kernels"});
+#else
+    list.push_back({"cpu", false, "not built (GEMMTUNE_WITH_CPU_KERNELS=OFF: a GPU-only build)"});
+#endif
 #ifdef GEMMTUNE_HAVE_ONEDNN
     list.push_back({"onednn", true, "oneDNN matmul primitive"});
 #else
