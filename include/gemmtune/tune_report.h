@@ -28,6 +28,10 @@ struct ChoiceReport {
   std::string reason;     // why it is not ok; empty when ok
   double time_us = -1;    // median per call; -1 when not timed
   double time_mad_us = 0; // spread of the samples
+  // How time_us was taken: calls per timing sample, sized from a calibration run of the
+  // kernel (its per-call time there); 0 and -1 when not timed. Not stored.
+  std::int64_t calls_per_sample = 0;
+  double calibration_us = -1;
   // The largest |error| / bound over the elements of C (below 1 when every element is within
   // the bound its dtypes, k and inputs allow; 0 for exact integer output); -1 when not checked.
   double error = -1;
@@ -51,6 +55,13 @@ struct TuneReport {
   double tuning_s = 0;  // wall time of the tuning (0 for a store hit)
   bool store_hit = false;
   std::int64_t compilations = 0;  // JIT compilations this tuning needed (0 with a warm cache)
+  // Where tuning_s went, phase by phase (all 0 for a store hit): preparing the candidates (JIT
+  // compiles or cached loads, and a GPU's check of each in the worker process, over the cores),
+  // setting up the operands and the reference, checking each candidate's result, timing them,
+  // and the final round of the fastest. Not stored.
+  struct Phases {
+    double prepare_s = 0, operands_s = 0, verify_s = 0, timing_s = 0, final_round_s = 0;
+  } phases;
   // How the choices were narrowed, when they were: "cost model: top 5 of 412 choices of the
   // exhaustive space", "lookup table: used without tuning" …; empty when every choice of the
   // search space was timed.

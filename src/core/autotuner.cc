@@ -136,6 +136,8 @@ void time_candidates(std::vector<Candidate*>& which, Harness& harness, const Tim
     }
     which[i]->report.time_us = short_sample ? short_sample_us(*stats[i]) : stats[i]->median_us;
     which[i]->report.time_mad_us = stats[i]->mad_us;
+    which[i]->report.calls_per_sample = stats[i]->calls_per_sample;
+    which[i]->report.calibration_us = stats[i]->calibration_us;
     survivors.push_back(which[i]);
     if (rounds != nullptr) rounds->push_back(stats[i]->sample_us);
   }
@@ -424,13 +426,22 @@ TuneOutcome autotune_selection(const Problem& problem, const DeviceInfo& device,
     return total;
   };
   const std::int64_t compilations_before = compiled_so_far();
+  TuneReport::Phases phases;
+  // Adds the wall time since the last lap to `phase`.
+  auto lap = [last = start](double& phase) mutable {
+    const auto now = std::chrono::steady_clock::now();
+    phase += std::chrono::duration<double>(now - last).count();
+    last = now;
+  };
   std::vector<Candidate> candidates = gather(problem, backends, selection);
   prepare_all(problem, candidates);
+  lap(phases.prepare_s);
   TuneOutcome outcome;
   int final_pick = -1;
   auto harness = create_harness(device);
   Status ready = harness.is_ok() ? (*harness)->prepare(problem, options.seed != 0 ? options.seed : fresh_seed())
                                  : harness.status();
+  lap(phases.operands_s);
   if (!ready.is_ok()) {
     // Without operands nothing can be checked, so nothing may be picked.
     for (Candidate& c : candidates) {
@@ -440,6 +451,7 @@ TuneOutcome autotune_selection(const Problem& problem, const DeviceInfo& device,
     }
   } else {
     verify_all(candidates, **harness);
+    lap(phases.verify_s);
     // The cost model's top choices all failed: the next ones of its ranking, k at a time.
     for (std::size_t next = 0; !any_ok(candidates) && next < selection.reserve.size();) {
       const std::size_t first = candidates.size();
@@ -449,10 +461,14 @@ TuneOutcome autotune_selection(const Problem& problem, const DeviceInfo& device,
         candidates.push_back(candidate(*backends[choice.backend], choice.config));
       }
       prepare_all(problem, candidates, first);
+      lap(phases.prepare_s);
       verify_all(candidates, **harness, first);
+      lap(phases.verify_s);
     }
     time_all(candidates, **harness, options);
+    lap(phases.timing_s);
     final_pick = final_round(candidates, **harness, options);
+    lap(phases.final_round_s);
   }
 
   TuneReport& report = outcome.report;
@@ -460,6 +476,7 @@ TuneOutcome autotune_selection(const Problem& problem, const DeviceInfo& device,
   report.key = ProblemKey::of(problem);
   report.device = device.fingerprint();
   report.selection = selection.note;
+  report.phases = phases;
   for (Candidate& c : candidates) report.choices.push_back(c.report);
   report.best = final_pick >= 0 ? final_pick : pick_best(report.choices, options.noise_band);
   if (report.best >= 0) outcome.kernel = std::move(candidates[std::size_t(report.best)].kernel);

@@ -125,6 +125,7 @@ class CudaHarness final : public Harness {
     const std::size_t count = kernels.size();
     std::vector<Status> failed(count);
     std::vector<std::int64_t> launches(count, 1);
+    std::vector<double> calibration_us(count, -1);
     const double min_sample_us = std::max(0.0, options.min_sample_ms) * 1000.0;
     for (std::size_t i = 0; i < count; ++i) {
       auto one = time_batch(*kernels[i], std::max(1, options.warmup_runs) + 1);
@@ -132,6 +133,7 @@ class CudaHarness final : public Harness {
         failed[i] = one.status();
         continue;
       }
+      calibration_us[i] = *one;
       const double per_launch = std::max(*one, 0.5);
       launches[i] = std::clamp<std::int64_t>(std::int64_t(min_sample_us / per_launch) + 1, std::int64_t(sets_.size()),
                                              kMaxLaunchesPerSample);
@@ -156,7 +158,9 @@ class CudaHarness final : public Harness {
       if (!failed[i].is_ok()) {
         results.emplace_back(failed[i]);
       } else {
-        results.emplace_back(summarize_samples(samples[i], launches[i]));
+        TimingStats stats = summarize_samples(samples[i], launches[i]);
+        stats.calibration_us = calibration_us[i];
+        results.emplace_back(std::move(stats));
       }
     }
     return results;
