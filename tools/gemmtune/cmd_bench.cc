@@ -5,6 +5,7 @@
 
 #include "commands.h"
 #include "common.h"
+#include "peer_comparison.h"
 #include "shapes.h"
 
 namespace gemmtune::cli {

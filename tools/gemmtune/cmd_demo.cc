@@ -7,6 +7,7 @@
 
 #include "commands.h"
 #include "common.h"
+#include "peer_comparison.h"
 #include "gemmtune/route.h"
 
 namespace gemmtune::cli {
