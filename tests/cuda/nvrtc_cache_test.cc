@@ -86,6 +86,31 @@ TEST(CubinCache, TheKeyCoversSourceOptionsAndArch) {
   EXPECT_NE(a, cubin_key("src", {"--gpu-architecture=sm_90a", "-DX=2"}));
 }
 
+// The worker's verdicts that outlive the process: a mark names one cubin on one problem.
+TEST(CubinCache, APassMarkNamesOneCubinOnOneProblem) {
+  const CubinCache cache(testing::use_fresh_cubin_cache());
+  EXPECT_FALSE(cache.passed("k1", "wgmma|cfg|256x4096x4096"));
+  ASSERT_TRUE(cache.mark_passed("k1", "wgmma|cfg|256x4096x4096").is_ok());
+  EXPECT_TRUE(cache.passed("k1", "wgmma|cfg|256x4096x4096"));
+  // Marking twice is harmless; another problem or another cubin is not covered.
+  ASSERT_TRUE(cache.mark_passed("k1", "wgmma|cfg|256x4096x4096").is_ok());
+  EXPECT_TRUE(cache.passed("k1", "wgmma|cfg|256x4096x4096"));
+  EXPECT_FALSE(cache.passed("k1", "wgmma|cfg|257x4096x4096"));
+  EXPECT_FALSE(cache.passed("k2", "wgmma|cfg|256x4096x4096"));
+  // The key and the check are kept apart: ("k1a", "b") is not ("k1", "ab").
+  ASSERT_TRUE(cache.mark_passed("k1a", "b").is_ok());
+  EXPECT_FALSE(cache.passed("k1", "ab"));
+}
+
+TEST(CubinCache, AMarkThatCannotBeWrittenSaysWhere) {
+  const std::string file = testing::use_fresh_cubin_cache() + "/a-plain-file";
+  std::ofstream(file) << "x";
+  const Status marked = CubinCache(file).mark_passed("k", "c");
+  EXPECT_EQ(marked.code(), ErrorCode::io_error);
+  EXPECT_NE(marked.message().find(file), std::string::npos) << marked.message();
+  EXPECT_FALSE(CubinCache(file).passed("k", "c"));
+}
+
 TEST(CubinCache, TheDirectoryFollowsTheEnvironment) {
   setenv("GEMMTUNE_CUBIN_CACHE", "/x/y", 1);
   EXPECT_EQ(default_cubin_cache_dir(), "/x/y");

@@ -163,4 +163,27 @@ void CubinCache::remove(const std::string& key) const {
   std::filesystem::remove(path_of(key), ignored);
 }
 
+namespace {
+
+std::string passed_path(const std::string& dir, const std::string& key, const std::string& check) {
+  return dir + "/passed/" + to_hex(sha256(key + '\0' + check));
+}
+
+}  // namespace
+
+bool CubinCache::passed(const std::string& key, const std::string& check) const {
+  std::error_code ignored;
+  return std::filesystem::exists(passed_path(dir_, key, check), ignored);
+}
+
+Status CubinCache::mark_passed(const std::string& key, const std::string& check) const {
+  std::error_code error;
+  std::filesystem::create_directories(dir_ + "/passed", error);
+  if (error) return Status(ErrorCode::io_error, "cubin cache: cannot create " + dir_ + "/passed: " + error.message());
+  // An empty file has no partial state: open with O_CREAT either makes it or fails.
+  std::ofstream mark(passed_path(dir_, key, check), std::ios::binary | std::ios::app);
+  if (!mark) return Status(ErrorCode::io_error, "cubin cache: cannot write " + passed_path(dir_, key, check));
+  return Status::ok();
+}
+
 }  // namespace gemmtune::cuda

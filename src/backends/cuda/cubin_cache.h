@@ -38,6 +38,14 @@ class CubinCache {
   // Drops an entry that loaded but that the driver rejected.
   void remove(const std::string& key) const;
 
+  // Whether the worker process ran the cubin `key` on the problem `check` names and found its
+  // result right (mark_passed), in this process or an earlier one. A kernel that passed on a
+  // problem passes again on it, so a later tuning runs it in process without the worker:
+  // a second process tuning the same shape then costs no worker round trips. Each mark is an
+  // empty file named by the hash of both, created whole or not at all.
+  bool passed(const std::string& key, const std::string& check) const;
+  Status mark_passed(const std::string& key, const std::string& check) const;
+
  private:
   std::string dir_;
 };

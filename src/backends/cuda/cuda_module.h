@@ -63,8 +63,9 @@ class CudaModule {
 };
 
 // The prepare of a JIT family's kernel: its cubin (cache or NVRTC, through `compile`), a first
-// run in the worker process for a freshly compiled one (a crash or hang there cannot poison
-// this process's context), then `load` into a kernel object made by `make`. A cached cubin
+// run in the worker process unless the worker passed this cubin on this problem before (a
+// crash or hang there cannot poison this process's context), then `load` into a kernel object
+// made by `make`. A cached cubin
 // that passed its checksum yet the driver rejects (written by another driver's NVRTC under the
 // same key, say) is dropped and compiled afresh.
 template <class K>
@@ -73,7 +74,7 @@ Result<std::unique_ptr<Kernel>> prepare_jit_kernel(const CudaInfo& device, const
                                                    const std::function<Result<CubinArtifact>(bool)>& compile,
                                                    const std::function<std::unique_ptr<K>()>& make) {
   GEMMTUNE_ASSIGN_OR_RETURN(CubinArtifact artifact, compile(false));
-  if (!in_worker()) GEMMTUNE_RETURN_IF_ERROR(verify_in_worker(device.index, problem, backend, config));
+  if (!in_worker()) GEMMTUNE_RETURN_IF_ERROR(verify_in_worker(device.index, problem, backend, config, artifact.key));
   std::unique_ptr<K> kernel = make();
   Status loaded = kernel->load(device, artifact.cubin);
   if (!loaded.is_ok() && artifact.from_cache) {

@@ -13,8 +13,10 @@
 #include <filesystem>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <set>
 
+#include "cubin_cache.h"
 #include "worker_protocol.h"
 
 extern char** environ;
@@ -185,14 +187,20 @@ bool in_worker() {
 }
 
 Status verify_in_worker(int device_index, const Problem& problem, const std::string& backend,
-                        const KernelConfig& config) {
+                        const KernelConfig& config, const std::string& cubin_key) {
   if (in_worker()) return Status::ok();
-  std::lock_guard lock(worker_mutex);
   // A kernel that passed once for this problem passes again: no second trip to the worker.
+  // The mark a later process reads names the cubin (whose key covers the source, options, arch
+  // and NVRTC version) and the problem, not the device index, which another process may number
+  // differently.
+  const std::string check = backend + "|" + config.to_string() + "|" + ProblemKey::of(problem).to_string() + "|" +
+                            std::to_string(problem.alpha()) + "|" + std::to_string(problem.beta());
+  const std::string key = std::to_string(device_index) + "|" + check;
+  const std::string dir = default_cubin_cache_dir();
+  const std::optional<CubinCache> cache = dir.empty() ? std::nullopt : std::optional<CubinCache>(CubinCache(dir));
+  if (cache && !cubin_key.empty() && cache->passed(cubin_key, check)) return Status::ok();
+  std::lock_guard lock(worker_mutex);
   static std::set<std::string> verified;
-  const std::string key = std::to_string(device_index) + "|" + backend + "|" + config.to_string() + "|" +
-                          ProblemKey::of(problem).to_string() + "|" + std::to_string(problem.alpha()) + "|" +
-                          std::to_string(problem.beta());
   if (verified.count(key)) return Status::ok();
   if (!worker().available()) {
     static bool warned = false;
@@ -214,6 +222,12 @@ Status verify_in_worker(int device_index, const Problem& problem, const std::str
   request.seed = 0x90e1d ^ std::hash<std::string>{}(ProblemKey::of(problem).to_string());
   GEMMTUNE_RETURN_IF_ERROR(worker().verify(request));
   verified.insert(key);
+  if (cache && !cubin_key.empty()) {
+    // Without the mark the next process only asks the worker again.
+    if (Status marked = cache->mark_passed(cubin_key, check); !marked.is_ok()) {
+      std::fprintf(stderr, "gemmtune: %s\n", marked.message().c_str());
+    }
+  }
   return Status::ok();
 }
 
