@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <set>
 
+#include "backends/cuda/cuda_backends.h"
 #include "backends/cuda/nvrtc_backend.h"
 #include "backends/cuda/nvrtc_config_space.h"
 #include "cuda/h100.h"
@@ -31,6 +32,34 @@ TEST(NvrtcConfigSpace, NamedListsHaveTheirRowCounts) {
   EXPECT_EQ(nvrtc_int8_list().size(), 8u);
   EXPECT_EQ(nvrtc_tf32_list().size(), 8u);
   EXPECT_EQ(nvrtc_exhaustive_entries().size(), 5u * 4 * 3 * 2 * 3 * 4);
+}
+
+// On Hopper the backend offers its defaults only where the wgmma family cannot map the problem;
+// elsewhere (and in the exhaustive space) the family's own list is what it offers.
+TEST(NvrtcBackend, OnHopperItsDefaultsServeOnlyWhatWgmmaCannotMap) {
+  CudaInfo ampere = h100();
+  ampere.cc_major = 8;
+  const auto on_hopper = make_nvrtc_backend(h100());
+  const auto on_ampere = make_nvrtc_backend(ampere);
+  int checked = 0;
+  // wgmma maps these: 16-bit inputs in every layout, s8 and TF32 k-major only (layout nt), rows
+  // whose byte strides TMA can address (multiples of 16).
+  for (const Problem& p : {make(256, 4096, 4096, DType::bf16, "nt"), make(96, 64, 128, DType::f16, "tn"),
+                           make(128, 96, 256, DType::s8, "nt")}) {
+    ASSERT_FALSE(nvrtc_configs(p, SearchSpace::default_space, h100()).empty()) << p.describe();
+    EXPECT_TRUE(on_hopper->configs(p, SearchSpace::default_space).empty()) << p.describe();
+    EXPECT_EQ(on_hopper->configs(p, SearchSpace::exhaustive), nvrtc_configs(p, SearchSpace::exhaustive, h100()));
+    EXPECT_EQ(on_ampere->configs(p, SearchSpace::default_space),
+              nvrtc_configs(p, SearchSpace::default_space, ampere));
+    ++checked;
+  }
+  // wgmma reads 8-bit operands k-major only, and TMA no 90-byte rows: these stay this family's.
+  for (const Problem& p : {make(130, 90, 200, DType::s8, "tt"), make(100, 70, 45, DType::f16, "tn")}) {
+    ASSERT_FALSE(nvrtc_configs(p, SearchSpace::default_space, h100()).empty()) << p.describe();
+    EXPECT_EQ(on_hopper->configs(p, SearchSpace::default_space), nvrtc_configs(p, SearchSpace::default_space, h100()));
+    ++checked;
+  }
+  EXPECT_EQ(checked, 5);
 }
 
 TEST(NvrtcConfigSpace, EveryListRowIsWellFormedForItsDtype) {

@@ -10,6 +10,7 @@
 #include "cuda_module.h"
 #include "kernel_dtype_codes.h"
 #include "nvrtc_config_space.h"
+#include "wgmma_config_space.h"
 #include "worker_client.h"
 
 namespace gemmtune::cuda {
@@ -91,7 +92,13 @@ class NvrtcBackend final : public Backend {
   // Process-wide: the cubin cache is shared by every instance.
   std::int64_t compilations() const override { return mma_compilations.load(); }
 
+  // On Hopper the wgmma family serves every problem it can map, and this template (mma.sync,
+  // no cp.async pipeline) has never won a shape there: 0.13-0.15x of cuBLASLt (issue 29). Its
+  // defaults would only cost a cold tuning their compiles, the slowest of any family (on the
+  // H100 at 256x4096x4096 bf16: 4.8 s with its 12 configs, 1.5 s without). It stays the
+  // fallback for what wgmma cannot map and for other GPUs, and in the exhaustive space.
   std::vector<KernelConfig> configs(const Problem& problem, SearchSpace space) const override {
+    if (space == SearchSpace::default_space && wgmma_serves(problem)) return {};
     return nvrtc_configs(problem, space, device_);
   }
 
@@ -109,6 +116,10 @@ class NvrtcBackend final : public Backend {
   }
 
  private:
+  bool wgmma_serves(const Problem& problem) const {
+    return device_.cc_major == 9 && device_.cc_minor == 0 && check_wgmma_problem(problem).is_ok();
+  }
+
   const CudaInfo device_;
 };
 
