@@ -134,6 +134,9 @@ class GemmKernel {
   virtual Status run(const void* a, const void* b, void* c, void* stream = nullptr) = 0;
   virtual const std::string& backend() const = 0;
   virtual const KernelConfig& config() const = 0;
+  // The library's own name for what runs where the config does not say it all (cuBLASLt: the
+  // algorithm id, tile, stages and split that its heuristic ranked at `algo`); else empty.
+  virtual std::string detail() const { return {}; }
 };
 
 // What a session runs for a problem it has tuned.

@@ -32,6 +32,10 @@ class Kernel {
   virtual Status run(const GemmArgs& args) = 0;
   // Scratch memory the kernel needs beyond its operands.
   virtual std::size_t workspace_bytes() const { return 0; }
+  // What the config alone does not say about the code that runs, for reports: a vendor
+  // library's own name for the algorithm its heuristic ranked at the config's place
+  // (cuBLASLt: "id=21 tile=... splitk=2"). Empty when the config says it all.
+  virtual std::string detail() const { return {}; }
 };
 
 class Backend {

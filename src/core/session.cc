@@ -101,6 +101,7 @@ class GemmKernelHandle final : public GemmKernel {
   Status run(const void* a, const void* b, void* c, void* stream) override { return kernel_->run({a, b, c, stream}); }
   const std::string& backend() const override { return backend_; }
   const KernelConfig& config() const override { return config_; }
+  std::string detail() const override { return kernel_->detail(); }
 
  private:
   std::unique_ptr<Kernel> kernel_;

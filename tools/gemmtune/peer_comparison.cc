@@ -125,6 +125,7 @@ Result<ShapeComparison> compare_with_peers(Session& session, const Problem& prob
     switch (t.role) {
       case Role::own:
         if (s.is_ok()) out.gemmtune_kernel_us = s->median_us;
+        out.pick_detail = t.kernel->detail();
         continue;
       case Role::own_copy:
         out.aa_ratio = over_own(s);
@@ -144,11 +145,13 @@ Result<ShapeComparison> compare_with_peers(Session& session, const Problem& prob
       peer.default_us = s->median_us;
       peer.default_config = t.kernel->config().to_string();
       peer.default_rounds_us = s->sample_us;
+      peer.default_detail = t.kernel->detail();
     }
     if (t.handle && faster(peer.time_us, s->median_us)) {
       peer.time_us = s->median_us;
       peer.config = t.kernel->config().to_string();
       peer.rounds_us = s->sample_us;
+      peer.detail = t.kernel->detail();
     }
     if (t.per_call && faster(peer.per_call_us, s->median_us)) {
       peer.per_call_us = s->median_us;
@@ -295,10 +298,12 @@ nlohmann::json comparison_json(const std::vector<ShapeComparison>& rows) {
       nlohmann::json p;
       if (peer.time_us > 0) {
         p = {{"time_us", peer.time_us}, {"ratio", peer.time_us / row.gemmtune_us}, {"config", peer.config}};
+        if (!peer.detail.empty()) p["detail"] = peer.detail;
         if (peer.default_us > 0) {
           p["default_time_us"] = peer.default_us;
           p["default_ratio"] = peer.default_us / row.gemmtune_us;
           p["default_config"] = peer.default_config;
+          if (!peer.default_detail.empty()) p["default_detail"] = peer.default_detail;
           const std::vector<double> by_round = ratios_by_round(peer.default_rounds_us, row.gemmtune_rounds_us);
           if (!by_round.empty()) p["default_ratio_by_round"] = median_of(by_round);
         }
@@ -334,7 +339,11 @@ nlohmann::json comparison_json(const std::vector<ShapeComparison>& rows) {
                       {"gemmtune_us", row.gemmtune_us},
                       {"gemmtune_kernel_us", row.gemmtune_kernel_us > 0 ? nlohmann::json(row.gemmtune_kernel_us)
                                                                          : nlohmann::json(nullptr)},
-                      {"pick", {{"backend", row.pick_backend}, {"config", row.pick_config}, {"finalists", finalists}}},
+                      {"pick",
+                       {{"backend", row.pick_backend},
+                        {"config", row.pick_config},
+                        {"detail", row.pick_detail},
+                        {"finalists", finalists}}},
                       {"tuning_s", row.tuning_s},
                       {"aa_ratio", row.aa_ratio > 0 ? nlohmann::json(row.aa_ratio) : nlohmann::json(nullptr)},
                       {"runner_up", runner_up_json(row)},

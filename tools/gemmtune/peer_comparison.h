@@ -26,6 +26,7 @@ struct PeerTime {
   double default_us = -1;
   std::string default_config;
   std::vector<double> default_rounds_us;  // the first config's per-call time in each round
+  std::string default_detail, detail;     // GemmKernel::detail() of the first and the fastest config
   // The fastest of the configs that do all of the library's work per call, with the shape
   // given at the call as Session::gemm's is (libxsmm's lookup, oneDNN's sgemm; for OpenBLAS
   // every config): -1 if none ran.
@@ -40,6 +41,7 @@ struct ShapeComparison {
   std::vector<double> gemmtune_rounds_us;  // Session::gemm's per-call time in each round
   std::string pick_backend;
   std::string pick_config;
+  std::string pick_detail;  // GemmKernel::detail() of the pick
   // The tuning's final round, which made the pick (TuneOptions::finalists): each finalist with
   // its time over the fastest finalist's, round by round. Empty for a pick loaded from the store
   // or a routed shape.

@@ -120,6 +120,21 @@ class CublasLtKernel final : public Kernel {
                  "cublasLtMatmul");
   }
   std::size_t workspace_bytes() const override { return workspace_bytes_; }
+  // The heuristic's rank names no algorithm: whether two runs timed the same code shows here.
+  std::string detail() const override {
+    auto attribute = [this](cublasLtMatmulAlgoConfigAttributes_t which) {
+      std::uint32_t value = 0;
+      std::size_t written = 0;
+      cublasLtMatmulAlgoConfigGetAttribute(&algo_, which, &value, sizeof value, &written);
+      return std::to_string(value);
+    };
+    return "id=" + attribute(CUBLASLT_ALGO_CONFIG_ID) + " tile=" + attribute(CUBLASLT_ALGO_CONFIG_TILE_ID) +
+           " stages=" + attribute(CUBLASLT_ALGO_CONFIG_STAGES_ID) + " splitk=" +
+           attribute(CUBLASLT_ALGO_CONFIG_SPLITK_NUM) + " reduction=" +
+           attribute(CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME) + " swizzle=" + attribute(CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING) +
+           " custom=" + attribute(CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION) +
+           " workspace=" + std::to_string(workspace_bytes_);
+  }
 
  private:
   Problem problem_;
