@@ -104,6 +104,46 @@ TEST(GemmOp, BenchmarkRoutingKeepsTheSubKernelTheTimerSaysIsFastest) {
   EXPECT_EQ(calls, subs > 1 ? 1 : 0);
 }
 
+// The benchmark route decides as the tuner's final round does: sub-kernels the rounds leave
+// close to the fastest are timed again among themselves, and the rounds (not one median each)
+// decide. Here the first timing ties the first two sub-kernels; the second run separates them.
+TEST(GemmOp, BenchmarkRoutingTimesACloseFinishAgainAndDecidesByTheRounds) {
+  SessionOptions session_options = fast_options();
+  session_options.tuning.backends = {"cpu"};
+  auto session = *Session::create(session_options);
+  GemmOpOptions options;
+  options.hints = {32, 64, 256};
+  std::vector<std::size_t> timed;  // kernels per timer call
+  options.timer = [&](const Problem&, const std::vector<GemmKernel*>& kernels) {
+    timed.push_back(kernels.size());
+    const bool close_finish = timed.size() == 2;
+    std::vector<Result<TimingStats>> stats;
+    for (std::size_t i = 0; i < kernels.size(); ++i) {
+      TimingStats t;
+      if (!close_finish) {
+        // Sub-kernel 1 against 0, round by round: 1.03 0.98 1.01 0.99 1.02 1.00 0.99.
+        const std::vector<double> tie = {10.3, 9.8, 10.1, 9.9, 10.2, 10.0, 9.9};
+        t.sample_us = i == 0 ? std::vector<double>(7, 10.0) : i == 1 ? tie : std::vector<double>(7, 20.0);
+      } else {
+        t.sample_us = std::vector<double>(14, i == 0 ? 10.0 : 9.0);
+      }
+      t.median_us = median_of(t.sample_us);
+      t.samples = int(t.sample_us.size());
+      stats.emplace_back(t);
+    }
+    return stats;
+  };
+  auto op = GemmOp::create(*session, square_family(), options);
+  ASSERT_TRUE(op.is_ok()) << op.status().to_string();
+  const std::size_t subs = (*op)->sub_kernels().size();
+  if (subs < 2) GTEST_SKIP() << "every hint picked the same kernel on this machine: nothing to route between";
+  auto route = (*op)->route(100, 100, 100);
+  ASSERT_TRUE(route.is_ok()) << route.status().to_string();
+  // Both sub-kernels of the tie, and no other, were timed again, and the second run decided.
+  EXPECT_EQ(timed, (std::vector<std::size_t>{subs, 2}));
+  EXPECT_EQ(*route, 1);
+}
+
 TEST(GemmOp, DistanceRoutingFollowsTheNearestHint) {
   // Our own kernels only, at hints they serve with kernels for any shape: a tile kernel (rows
   // fixed at compile time, ≤ 24) or libxsmm's JIT code (one shape) picked for a tiny hint
