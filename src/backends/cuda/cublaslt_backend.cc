@@ -123,7 +123,8 @@ class CublasLtKernel final : public Kernel {
   // The heuristic's rank names no algorithm: whether two runs timed the same code shows here.
   std::string detail() const override {
     auto attribute = [this](cublasLtMatmulAlgoConfigAttributes_t which) {
-      std::uint32_t value = 0;
+      // Signed: the split count reads -1 where cuBLASLt leaves it to the kernel.
+      std::int32_t value = 0;
       std::size_t written = 0;
       cublasLtMatmulAlgoConfigGetAttribute(&algo_, which, &value, sizeof value, &written);
       return std::to_string(value);
