@@ -62,6 +62,49 @@ TEST(WgmmaConfigSpace, LargeProblemsGetTheUnswappedListAndSmallMTheSwappedRowsTo
   EXPECT_GE(swapped, 4);
 }
 
+// Between 256 and 512 rows swapped tiles split m evenly (n' = m): 300 rows are two tiles of
+// 152 (bf16), of 160 for s8 (its n steps by 16); 304 rows of a column-major A (B' n-major,
+// 64-column chunks) two of 192.
+TEST(WgmmaConfigSpace, MidMGetsSwappedTilesSplittingMEvenly) {
+  struct Case {
+    std::int64_t m;
+    DType type;
+    const char* layout;
+    std::int32_t block_n;
+  };
+  int checked = 0;
+  for (const Case& k : {Case{300, DType::bf16, "nt", 152}, Case{300, DType::s8, "nt", 160},
+                        Case{304, DType::bf16, "tn", 192}}) {
+    const Problem p = make(k.m, 14336, 4096, k.type, k.layout);
+    std::set<std::int32_t> rows;
+    for (const KernelConfig& c : wgmma_configs(p, SearchSpace::default_space, h100())) {
+      if (c.swap_ab == 0) continue;
+      EXPECT_EQ(c.block_n, k.block_n) << dtype_name(k.type) << " " << k.layout << ": " << c.to_string();
+      EXPECT_TRUE(wgmma_can_implement(p, c, h100()).is_ok()) << c.to_string();
+      rows.insert(c.block_m);
+    }
+    EXPECT_EQ(rows, (std::set<std::int32_t>{64, 128})) << dtype_name(k.type) << " " << k.layout;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 3);
+  for (std::int64_t m : {255, 512, 1000}) {
+    for (const KernelConfig& c : wgmma_configs(make(m, 14336, 4096, DType::bf16), SearchSpace::default_space, h100())) {
+      if (m >= 256) EXPECT_EQ(c.swap_ab, 0) << m << ": " << c.to_string();
+    }
+  }
+}
+
+TEST(WgmmaConfigSpace, AnS8TileWhoseWidthIntegerWgmmaLacksIsRefused) {
+  const Problem p = make(300, 14336, 4096, DType::s8);
+  KernelConfig c = config_of(wgmma_default_list()[0], DType::s8);
+  c.block_n = 152;
+  const Status refused = check_wgmma_config_shape(c, p);
+  EXPECT_EQ(refused.code(), ErrorCode::unsupported);
+  EXPECT_NE(refused.message().find("multiple of 16"), std::string::npos) << refused.message();
+  c.block_n = 160;
+  EXPECT_TRUE(check_wgmma_config_shape(c, p).is_ok());
+}
+
 TEST(WgmmaConfigSpace, TilesShrinkToTheProblemAndStagesGrowIntoTheFreedSharedMemory) {
   for (const KernelConfig& c : wgmma_configs(make(100, 72, 1000, DType::f16), SearchSpace::default_space, h100())) {
     const std::int64_t m = c.swap_ab ? 72 : 100, n = c.swap_ab ? 100 : 72;

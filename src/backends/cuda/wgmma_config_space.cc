@@ -30,6 +30,12 @@ constexpr double kSplitBelowSmFraction = 0.75;
 // Swapped variants are offered below this many rows of C: there a CTA tile of 64+ rows along
 // m would be mostly padding, while n' = m can be as narrow as 8.
 constexpr std::int64_t kSwapBelowM = 256;
+// Up to this many rows a swapped tile as wide as m allows, split evenly (300 rows: two tiles of
+// 152), wastes less than unswapped 128-row tiles do (300 rows: three, 22 % padding), and the
+// grid along m' = n is long enough to fill the SMs. On the H100, bf16 (bench/results/
+// 2026-11-26-h100-wgmma-mid-m.md): 300x14336x4096 72.5 us against 87.8 for the best unswapped
+// tile, 300x4096x4096 22.5 against 27.6; at 256 and 512 rows the unswapped tiles stay faster.
+constexpr std::int64_t kBalancedSwapBelowM = 512;
 
 std::string text(std::int64_t value) { return std::to_string(value); }
 
@@ -68,6 +74,21 @@ WgmmaInstance instance_of(const Problem& p, const KernelConfig& c) {
   w.c_tma = w.c_tma_possible();
   w.split_k = std::max(1, c.split_k);
   return w;
+}
+
+// The narrowest width, in steps of `step`, that covers `dim` in as few tiles of at most `block`
+// as possible: 300 in tiles of up to 256 is two of 152 rather than 256 and a 44-wide remainder.
+std::int32_t balanced_block(std::int64_t dim, std::int32_t block, std::int32_t step) {
+  const std::int64_t tiles = (dim + block - 1) / block;
+  const std::int64_t even = (dim + tiles - 1) / tiles;
+  return std::int32_t(std::min<std::int64_t>(block, (even + step - 1) / step * step));
+}
+
+// wgmma's n steps: integer (s8) shapes take n = 8, 16, 24 and multiples of 16 from 32 up; n-major
+// B' tiles whole 64-column chunks.
+std::int32_t block_n_step(const Problem& p, bool swap) {
+  if (b_prime_n_major(p, swap)) return kMnChunk;
+  return p.a_type() == DType::s8 ? 16 : kMinBlockN;
 }
 
 KernelConfig scaled(const KernelConfig& entry, const Problem& p, const CudaInfo& device) {
@@ -213,6 +234,9 @@ Status check_wgmma_config_shape(const KernelConfig& c, const Problem& p) {
   if (b_prime_n_major(p, c.swap_ab != 0) && c.block_n % kMnChunk != 0) {
     return unsupported("an n-major B tile is whole 64-column chunks; block_n is " + text(c.block_n));
   }
+  if (p.a_type() == DType::s8 && c.block_n > 24 && c.block_n % 16 != 0) {
+    return unsupported("s8 wgmma takes n = 8, 16, 24 or a multiple of 16; block_n is " + text(c.block_n));
+  }
   if (c.stages < kMinStages || c.stages > kMaxStages) {
     return unsupported("stages must be in [" + text(kMinStages) + ", " + text(kMaxStages) + "]");
   }
@@ -246,6 +270,25 @@ Status check_wgmma_limits(const KernelConfig& c, const Problem& p, const CudaInf
   return Status::ok();
 }
 
+namespace {
+
+// Between kSwapBelowM and kBalancedSwapBelowM rows: swapped tiles with n' = m split evenly,
+// one with two cooperative consumers and one with a single 64-row consumer (more tiles along
+// m', for a short n).
+std::vector<KernelConfig> balanced_swapped_tiles(const Problem& p, const CudaInfo& device) {
+  if (p.m() < kSwapBelowM || p.m() >= kBalancedSwapBelowM) return {};
+  std::vector<KernelConfig> tiles;
+  // The width first, so that scaling fits the stages to the tile as it will be.
+  const int width = balanced_block(p.m(), kMaxBlock, block_n_step(p, true));
+  for (const WgmmaListEntry& entry : {WgmmaListEntry{128, width, 4, 2, false, 1, 1, true},
+                                      WgmmaListEntry{64, width, 8, 1, false, 1, 1, true}}) {
+    tiles.push_back(scaled(wgmma_list_config(entry), p, device));
+  }
+  return tiles;
+}
+
+}  // namespace
+
 std::vector<KernelConfig> wgmma_configs(const Problem& p, SearchSpace space, const CudaInfo& device) {
   if (!check_wgmma_problem(p).is_ok()) return {};
   std::vector<WgmmaListEntry> entries =
@@ -265,6 +308,9 @@ std::vector<KernelConfig> wgmma_configs(const Problem& p, SearchSpace space, con
     }
   }
   for (const KernelConfig& c : bases) offer(c);
+  if (space == SearchSpace::default_space) {
+    for (const KernelConfig& c : balanced_swapped_tiles(p, device)) offer(c);
+  }
   // Too few tiles to fill the SMs: slices of k make more work units, each finished through the
   // workspace by the tile's last slice.
   const std::int64_t k_blocks = (p.k() + wgmma_block_k(p.a_type()) - 1) / wgmma_block_k(p.a_type());
