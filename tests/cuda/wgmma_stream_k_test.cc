@@ -1,9 +1,10 @@
 // The stream-K work division of the Hopper template (kernels/wgmma_stream_k.cuh), on the host:
 // the kernel includes the same file, so what holds here holds for its producer and consumers.
-// For any tile count, grid, k-blocks a tile and count of stream-K tiles: every (tile, k-block)
-// is computed exactly once, a tile's contributors are the clusters the division names and
-// their k-blocks add up to the tile's, a cluster writes at most two partials (one a slot), and
-// the producer's ring and each consumer's reads (cooperative and ping-pong) agree.
+// For any tile count, grid, k-blocks a tile, count of stream-K tiles and rows of tiles: every
+// (tile, k-block) is computed exactly once, a tile's contributors are the clusters the division
+// names and their k-blocks add up to the tile's, a cluster writes at most two partials (one a
+// slot), the lanes run the same k-blocks of the same column in step, and the producer's ring
+// and each consumer's reads (cooperative and ping-pong) agree.
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
@@ -27,7 +28,7 @@ std::vector<std::vector<gt_unit>> units_of(const gt_sk_division& d) {
 }
 
 struct Check {
-  int tiles, clusters, k_blocks, sk_tiles;
+  int tiles, clusters, k_blocks, sk_tiles, rows;
 };
 
 // How many (tile, k-block) pairs were computed more or less than once; a tile with no k-blocks
@@ -77,7 +78,7 @@ bool ring_agrees(const gt_sk_division& d, int g, bool pingpong) {
 // Checks one division; returns how many properties failed (0: all held), counting each checked
 // property in `checked`.
 int division_errors(const Check& c, int& checked) {
-  const gt_sk_division d = gt_sk_division_of(c.tiles, c.clusters, c.k_blocks, c.sk_tiles);
+  const gt_sk_division d = gt_sk_division_of(c.tiles, c.clusters, c.k_blocks, c.sk_tiles, c.rows);
   const auto units = units_of(d);
   int errors = 0;
   auto expect = [&](bool holds) {
@@ -128,6 +129,22 @@ int division_errors(const Check& c, int& checked) {
     expect(shares.size() == 1 || !gt_sk_whole(&d, shares[0].second));
   }
 
+  // Lanes where the rows divide both tile counts; lane r's i-th cluster computes what lane 0's
+  // does, one row down.
+  const bool lanes_fit = c.rows > 1 && c.rows <= c.clusters && d.sk_tiles % c.rows == 0 && d.dp_tiles % c.rows == 0;
+  expect(d.lanes == (lanes_fit ? c.rows : 1));
+  for (int g = d.lane_clusters; g < d.lanes * d.lane_clusters; ++g) {
+    const auto& mine = units[std::size_t(g)];
+    const auto& first_lane = units[std::size_t(g % d.lane_clusters)];
+    const int skip = gt_sk_dp_units(&d, g), skip_first = gt_sk_dp_units(&d, g % d.lane_clusters);
+    bool same = mine.size() - skip == first_lane.size() - skip_first;
+    for (std::size_t i = 0; same && i + skip < mine.size(); ++i) {
+      const gt_unit &a = mine[i + skip], &b = first_lane[i + skip_first];
+      same = a.tile == b.tile + g / d.lane_clusters && a.kb_begin == b.kb_begin && a.kb_end == b.kb_end;
+    }
+    expect(same);
+  }
+
   // Shares differ by at most one k-block and, where S allows, hold GT_SK_MIN_BLOCKS.
   if (d.sk_clusters > 0) {
     long long least = d.sk_iters, most = 0;
@@ -138,7 +155,7 @@ int division_errors(const Check& c, int& checked) {
     }
     expect(most - least <= 1);
     expect(d.sk_iters < GT_SK_MIN_BLOCKS || least >= GT_SK_MIN_BLOCKS);
-    expect(gt_sk_begin(&d, d.clusters) == d.sk_iters);
+    expect(gt_sk_begin(&d, d.lane_clusters) == d.sk_iters);
   }
   return errors;
 }
@@ -147,7 +164,9 @@ rc::Gen<Check> any_division() {
   return rc::gen::exec([] {
     Check c;
     c.clusters = *rc::gen::inRange(1, 200);
-    c.tiles = *rc::gen::inRange(1, 5 * c.clusters);
+    // Tiles in rows of columns, as the raster lays them out where the rows fit in one group.
+    c.rows = *rc::gen::inRange(1, 9);
+    c.tiles = c.rows * *rc::gen::inRange(1, 5 * c.clusters / c.rows + 2);
     c.k_blocks = *rc::gen::weightedOneOf<int>({{1, rc::gen::just(0)}, {8, rc::gen::inRange(1, 300)}});
     // The rule's r or r + G, or any count: the layout must hold whatever the rule picks.
     const int tail = c.tiles % c.clusters;
@@ -164,6 +183,7 @@ RC_GTEST_PROP(WgmmaStreamK, EveryTileAndKBlockIsComputedOnceAndEveryPartialIsFou
   int checked = 0;
   const int errors = division_errors(c, checked);
   RC_TAG(c.sk_tiles == 0 ? "data-parallel" : c.sk_tiles == c.tiles ? "all stream-K" : "hybrid");
+  RC_TAG(gt_sk_division_of(c.tiles, c.clusters, c.k_blocks, c.sk_tiles, c.rows).lanes > 1 ? "lanes" : "one lane");
   RC_ASSERT(checked > 0);
   RC_ASSERT(errors == 0);
 }
@@ -188,32 +208,36 @@ RC_GTEST_PROP(WgmmaStreamK, TheRuleSharesTheTailAndAWaveBelowHalfFull, ()) {
 }
 
 TEST(WgmmaStreamK, ManyDivisionsHoldEveryProperty) {
-  // Exhaustive over small grids: every tile count of up to four waves, KB 0-9 and 64.
+  // Exhaustive over small grids: every tile count of up to four waves in 1, 3 or 8 rows, KB 0-9
+  // and 64.
   int checked = 0, errors = 0, divisions = 0;
-  for (int clusters : {1, 2, 3, 5, 8, 13, 66, 132}) {
-    for (int tiles = 1; tiles <= 4 * clusters; ++tiles) {
-      for (int k_blocks : {0, 1, 2, 3, 7, 8, 9, 64}) {
-        const int tail = tiles % clusters;
-        for (int sk_tiles : {tail, std::min(tiles, tail + clusters), gt_sk_tiles_for(tiles, clusters, k_blocks)}) {
-          errors += division_errors({tiles, clusters, k_blocks, sk_tiles}, checked);
-          ++divisions;
+  for (int rows : {1, 3, 8}) {
+    for (int clusters : {1, 2, 3, 5, 8, 13, 66, 132}) {
+      for (int tiles = rows; tiles <= 4 * clusters; tiles += rows) {
+        for (int k_blocks : {0, 1, 2, 3, 7, 8, 9, 64}) {
+          const int tail = tiles % clusters;
+          for (int sk_tiles : {tail, std::min(tiles, tail + clusters), gt_sk_tiles_for(tiles, clusters, k_blocks)}) {
+            errors += division_errors({tiles, clusters, k_blocks, sk_tiles, rows}, checked);
+            ++divisions;
+          }
         }
       }
     }
   }
   EXPECT_EQ(errors, 0);
-  EXPECT_GT(divisions, 20000);
+  EXPECT_GT(divisions, 30000);
   EXPECT_GT(checked, 1000000) << "properties checked over " << divisions << " divisions";
   std::printf("%d properties checked over %d divisions\n", checked, divisions);
 }
 
 TEST(WgmmaStreamK, TheProbeShapesDivideAsIntended) {
-  // 300×14336×4096 with 128×256 tiles on 132 SMs: 168 tiles, a tail of 36 (< 66): all 168
-  // shared, 81-82 k-blocks a cluster, so at most 2 contributors a tile.
-  gt_sk_division d = gt_sk_divide(168, 132, 64);
+  // 300×14336×4096 with 128×256 tiles on 132 SMs: 168 tiles in 3 rows, a tail of 36 (< 66): all
+  // 168 shared, in 3 lanes of 44 clusters, 81-82 k-blocks a cluster, at most 2 contributors a tile.
+  gt_sk_division d = gt_sk_divide(168, 132, 64, 3);
   EXPECT_EQ(d.dp_tiles, 0);
   EXPECT_EQ(d.sk_tiles, 168);
-  EXPECT_EQ(d.sk_clusters, 132);
+  EXPECT_EQ(d.lanes, 3);
+  EXPECT_EQ(d.sk_clusters, 44);
   EXPECT_EQ(gt_sk_begin(&d, 1), 81);
   int most = 0;
   for (int tile = 0; tile < 168; ++tile) {
@@ -222,21 +246,26 @@ TEST(WgmmaStreamK, TheProbeShapesDivideAsIntended) {
     most = std::max(most, last - first + 1);
   }
   EXPECT_EQ(most, 2);
-  // 1000×14336×4096: 448 tiles, tail 52: two full waves whole, 52 + 132 tiles shared.
-  d = gt_sk_divide(448, 132, 64);
+  // 1000×14336×4096: 448 tiles in 8 rows, tail 52: two full waves whole, 52 + 132 tiles shared
+  // in 8 lanes of 16 clusters (4 clusters idle meanwhile), 92 k-blocks each.
+  d = gt_sk_divide(448, 132, 64, 8);
   EXPECT_EQ(d.dp_tiles, 264);
   EXPECT_EQ(d.sk_tiles, 184);
+  EXPECT_EQ(d.lanes, 8);
+  EXPECT_EQ(gt_sk_begin(&d, 1), 92);
   EXPECT_EQ(gt_sk_dp_units(&d, 0), 2);
-  // 3000×4096×4096: 384 tiles, tail 120 (>= 66): only the tail, 58 k-blocks a cluster.
-  d = gt_sk_divide(384, 132, 64);
+  EXPECT_EQ(gt_sk_unit_count(&d, 131), 2);  // past the last lane: its two data-parallel tiles
+  // 3000×4096×4096: 24 rows, more than a group: one lane, only the tail (>= 66), 58 k-blocks
+  // a cluster.
+  d = gt_sk_divide(384, 132, 64, 1);
   EXPECT_EQ(d.sk_tiles, 120);
   EXPECT_EQ(gt_sk_begin(&d, 1), 58);
-  // 256×4096×4096: 32 tiles, fewer than the SMs: all shared, 15-16 k-blocks a cluster.
-  d = gt_sk_divide(32, 132, 64);
+  // 256×4096×4096: 32 tiles in 2 rows, fewer than the SMs: all shared, 15-16 k-blocks a cluster.
+  d = gt_sk_divide(32, 132, 64, 2);
   EXPECT_EQ(d.sk_tiles, 32);
-  EXPECT_EQ(d.sk_clusters, 132);
+  EXPECT_EQ(d.sk_clusters, 66);
   // One tile of 64 k-blocks: 8 clusters of 8, not 64 clusters of 1.
-  d = gt_sk_divide(1, 132, 64);
+  d = gt_sk_divide(1, 132, 64, 1);
   EXPECT_EQ(d.sk_clusters, 8);
   EXPECT_EQ(gt_sk_unit_count(&d, 8), 0);
 }

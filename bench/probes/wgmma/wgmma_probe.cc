@@ -845,14 +845,14 @@ Config with_stream_k(Config c) {
 // launched twice on freshly poisoned C, so a tile counter left non-zero shows as a wrong C.
 int check_stream_k(const std::vector<Config>& stream_k_configs) {
   std::vector<Case> cases;
-  std::vector<std::vector<long long>> shapes = {{300, 520, 4100}, {129, 1000, 1000}, {1000, 1032, 760},
+  std::vector<std::vector<long long>> shapes = {{300, 520, 4104}, {129, 1000, 1000}, {1000, 1032, 760},
                                                 {2048, 2048, 192}, {520, 3000, 2056}};
   for (const auto& sh : parse_shapes(kStreamKShapes)) shapes.push_back(sh);
   for (const auto& sh : shapes) {
     for (const Config& c : stream_k_configs) cases.push_back({Shape{sh[0], sh[1], sh[2], Type::bf16, Type::bf16}, c});
   }
   for (const Config& c : stream_k_configs) {
-    cases.push_back({Shape{300, 520, 4100, Type::bf16, Type::f32, true, true, -0.5f, 0.75f}, c});
+    cases.push_back({Shape{300, 520, 4104, Type::bf16, Type::f32, true, true, -0.5f, 0.75f}, c});
     cases.push_back({Shape{264, 1032, 1040, Type::s8, Type::s32, true, true, 1.0f, 1.0f}, c});
     cases.push_back({Shape{200, 648, 1000, Type::f16, Type::f16, false, false, 1.0f, 0.0f}, c});
   }
@@ -866,9 +866,10 @@ std::string division_of(const Config& c, const std::vector<long long>& sh) {
   const WgmmaInstance& w = map.instance;
   const int clusters = g_modules.at(instance_key(w)).clusters;
   const int tiles = int(gemmtune::cuda::wgmma_cluster_tiles(w, map.m, map.n));
-  const gt_sk_division d = gt_sk_divide(tiles, clusters, int((sh[2] + 63) / 64));
+  const int rows = int((map.m + w.block_m * w.cluster_m - 1) / (w.block_m * w.cluster_m));
+  const gt_sk_division d = gt_sk_divide(tiles, clusters, int((sh[2] + 63) / 64), rows <= w.group_m ? rows : 1);
   char text[96];
-  std::snprintf(text, sizeof text, "T=%d G=%d dp=%d sk=%d", tiles, clusters, d.dp_tiles, d.sk_tiles);
+  std::snprintf(text, sizeof text, "T=%d G=%d dp=%d sk=%d R=%d", tiles, clusters, d.dp_tiles, d.sk_tiles, d.lanes);
   return text;
 }
 
@@ -908,7 +909,7 @@ int run_stream_k(std::vector<Config> configs) {
     }
     std::printf(" | %10.3f %10.3f\n", t.peer / best_plain, t.peer / best);
   }
-  std::printf("\ndivisions (wgmma_stream_k.cuh; T cluster tiles, G clusters at once):\n");
+  std::printf("\ndivisions (wgmma_stream_k.cuh; T cluster tiles, G clusters at once, R lanes):\n");
   for (const auto& sh : shapes) {
     std::printf("%-16s", shape_name(sh).c_str());
     for (const Config& c : stream_k) std::printf("  %s: %s", c.name().c_str(), division_of(c, sh).c_str());

@@ -554,8 +554,9 @@ typedef struct {
 
 #if GT_STREAM_K
 typedef gt_sk_division gt_work;
-__device__ __forceinline__ gt_work gt_work_of(int tiles, int clusters, int k_blocks) {
-  return gt_sk_divide(tiles, clusters, k_blocks);
+// `rows`: rows of cluster tiles in raster order (gt_tile_of), which become the lanes.
+__device__ __forceinline__ gt_work gt_work_of(int tiles, int clusters, int k_blocks, int rows) {
+  return gt_sk_divide(tiles, clusters, k_blocks, rows);
 }
 __device__ __forceinline__ gt_unit_range gt_units_of(const gt_work& work, int cluster) {
   gt_unit_range range;
@@ -574,7 +575,7 @@ __device__ __forceinline__ gt_unit gt_unit_at(const gt_work& work, int cluster, 
 typedef struct {
   int units, clusters, k_blocks;
 } gt_work;
-__device__ __forceinline__ gt_work gt_work_of(int tiles, int clusters, int k_blocks) {
+__device__ __forceinline__ gt_work gt_work_of(int tiles, int clusters, int k_blocks, int) {
   gt_work work;
   work.units = tiles * GT_SPLIT_K;
   work.clusters = clusters;
@@ -668,7 +669,10 @@ extern "C" __global__ void __launch_bounds__(GT_THREADS, 1) GT_CLUSTER_DIMS
   const int cluster_tiles = cluster_tiles_m * cluster_tiles_n;
   const int k_blocks_total = (int)((k + GT_BK - 1) / GT_BK);
   const int cluster = blockIdx.x / GT_CLUSTER;
-  const gt_work work = gt_work_of(cluster_tiles, gridDim.x / GT_CLUSTER, k_blocks_total);
+  // Where the cluster-tile rows fit in one group of gt_tile_of's order, tile t is in row
+  // t mod cluster_tiles_m: stream-K then shares its tiles out by row, in lanes.
+  const int rows = cluster_tiles_m <= GT_GROUP_M ? cluster_tiles_m : 1;
+  const gt_work work = gt_work_of(cluster_tiles, gridDim.x / GT_CLUSTER, k_blocks_total, rows);
   const gt_unit_range units = gt_units_of(work, cluster);
 
   if (warpgroup == 0) {
