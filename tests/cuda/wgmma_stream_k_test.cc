@@ -114,8 +114,8 @@ int division_errors(const Check& c, int& checked) {
   // A stream-K tile's contributors: the run the division names, covering KB between them; a
   // tile shared by several has no whole piece (nobody writes C directly).
   for (const auto& [tile, shares] : pieces) {
-    int first = -1, last = -1;
-    gt_sk_contributors(&d, tile, &first, &last);
+    int first = -1, count = 0;
+    gt_sk_contributors(&d, tile, &first, &count);
     std::vector<int> clusters;
     int blocks = 0;
     for (const auto& [g, u] : shares) {
@@ -123,24 +123,25 @@ int division_errors(const Check& c, int& checked) {
       blocks += u.kb_end - u.kb_begin;
     }
     std::vector<int> named;
-    for (int g = first; g <= last; ++g) named.push_back(g);
+    for (int j = 0; j < count; ++j) named.push_back(first + j * d.lanes);
     expect(clusters == named);
     expect(blocks == c.k_blocks);
     expect(shares.size() == 1 || !gt_sk_whole(&d, shares[0].second));
   }
 
-  // Lanes where the rows divide both tile counts; lane r's i-th cluster computes what lane 0's
-  // does, one row down.
+  // Lanes where the rows divide both tile counts; cluster g (lane g mod R) computes what lane
+  // 0's cluster g - g mod R does, g mod R rows down.
   const bool lanes_fit = c.rows > 1 && c.rows <= c.clusters && d.sk_tiles % c.rows == 0 && d.dp_tiles % c.rows == 0;
   expect(d.lanes == (lanes_fit ? c.rows : 1));
-  for (int g = d.lane_clusters; g < d.lanes * d.lane_clusters; ++g) {
+  for (int g = 0; g < d.lanes * d.lane_clusters; ++g) {
+    const int lane = g % d.lanes;
     const auto& mine = units[std::size_t(g)];
-    const auto& first_lane = units[std::size_t(g % d.lane_clusters)];
-    const int skip = gt_sk_dp_units(&d, g), skip_first = gt_sk_dp_units(&d, g % d.lane_clusters);
+    const auto& first_lane = units[std::size_t(g - lane)];
+    const int skip = gt_sk_dp_units(&d, g), skip_first = gt_sk_dp_units(&d, g - lane);
     bool same = mine.size() - skip == first_lane.size() - skip_first;
     for (std::size_t i = 0; same && i + skip < mine.size(); ++i) {
       const gt_unit &a = mine[i + skip], &b = first_lane[i + skip_first];
-      same = a.tile == b.tile + g / d.lane_clusters && a.kb_begin == b.kb_begin && a.kb_end == b.kb_end;
+      same = a.tile == b.tile + lane && a.kb_begin == b.kb_begin && a.kb_end == b.kb_end;
     }
     expect(same);
   }
@@ -241,9 +242,9 @@ TEST(WgmmaStreamK, TheProbeShapesDivideAsIntended) {
   EXPECT_EQ(gt_sk_begin(&d, 1), 81);
   int most = 0;
   for (int tile = 0; tile < 168; ++tile) {
-    int first, last;
-    gt_sk_contributors(&d, tile, &first, &last);
-    most = std::max(most, last - first + 1);
+    int first, count;
+    gt_sk_contributors(&d, tile, &first, &count);
+    most = std::max(most, count);
   }
   EXPECT_EQ(most, 2);
   // 1000×14336×4096: 448 tiles in 8 rows, tail 52: two full waves whole, 52 + 132 tiles shared
@@ -254,7 +255,10 @@ TEST(WgmmaStreamK, TheProbeShapesDivideAsIntended) {
   EXPECT_EQ(d.lanes, 8);
   EXPECT_EQ(gt_sk_begin(&d, 1), 92);
   EXPECT_EQ(gt_sk_dp_units(&d, 0), 2);
-  EXPECT_EQ(gt_sk_unit_count(&d, 131), 2);  // past the last lane: its two data-parallel tiles
+  EXPECT_EQ(gt_sk_unit_count(&d, 131), 2);  // past 8 lanes of 16: its two data-parallel tiles
+  // Cluster 9 is lane 1's second: after its two whole tiles, column 1 of row 1 from k-block 28.
+  EXPECT_EQ(gt_sk_unit_of(&d, 9, 2).tile, 264 + 1 * 8 + 1);
+  EXPECT_EQ(gt_sk_unit_of(&d, 9, 2).kb_begin, 92 - 64);
   // 3000×4096×4096: 24 rows, more than a group: one lane, only the tail (>= 66), 58 k-blocks
   // a cluster.
   d = gt_sk_divide(384, 132, 64, 1);

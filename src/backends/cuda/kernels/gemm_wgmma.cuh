@@ -532,15 +532,18 @@ __device__ __forceinline__ long long gt_sk_partial(int g, int part, int cta_slot
 
 // One piece of a stream-K tile (not the whole of it): publishes its partials and its k-blocks;
 // the piece that completes the tile's KB adds the partials of the tile's other contributors,
-// a contiguous run of clusters found from the division. True when this piece writes C.
+// a run of clusters of its lane found from the division. True when this piece writes C.
 __device__ __forceinline__ bool gt_stream_k_fixup(gt_acc_t (&acc)[GT_M_SLICES][GT_ACC], gt_acc_t* workspace,
                                                   int* counter, const gt_sk_division& work, int cluster,
                                                   gt_unit unit, int cta_slot, gt_u32 flag, int consumer) {
-  int first, last;
-  gt_sk_contributors(&work, unit.tile, &first, &last);
-  auto partial_at = [&](int j) { return gt_sk_partial(first + j, gt_sk_part_of(&work, first + j, unit.tile), cta_slot); };
-  return gt_shared_tile_fixup(acc, workspace, counter, unit.kb_end - unit.kb_begin, work.k_blocks, last - first + 1,
-                              cluster - first, partial_at, flag, consumer);
+  int first, count;
+  gt_sk_contributors(&work, unit.tile, &first, &count);
+  auto partial_at = [&](int j) {
+    const int g = first + j * work.lanes;
+    return gt_sk_partial(g, gt_sk_part_of(&work, g, unit.tile), cta_slot);
+  };
+  return gt_shared_tile_fixup(acc, workspace, counter, unit.kb_end - unit.kb_begin, work.k_blocks, count,
+                              (cluster - first) / work.lanes, partial_at, flag, consumer);
 }
 #endif
 
