@@ -42,7 +42,7 @@ TEST(KernelConfig, MalformedTextIsRejected) {
 RC_GTEST_PROP(KernelConfig, ToStringThenParseIsTheIdentity, ()) {
   KernelConfig c;
   for (std::int32_t* field : {&c.block_m, &c.block_n, &c.block_k, &c.stages, &c.warps, &c.group_m, &c.split_k,
-                              &c.micro_m, &c.micro_n, &c.threads, &c.algo}) {
+                              &c.stream_k, &c.micro_m, &c.micro_n, &c.threads, &c.algo}) {
     *field = *rc::gen::inRange<std::int32_t>(0, 100000);
   }
   c.isa = *rc::gen::inRange<std::int32_t>(0, 5);

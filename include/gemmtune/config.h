@@ -31,6 +31,10 @@ struct KernelConfig {
   // Slices k is split into, each summed separately and reduced after; helps skinny shapes
   // fill the machine. 0 or 1: no split.
   std::int32_t split_k = 0;
+  // GPU (Hopper): 1 shares the k-blocks of the tiles past the grid's last full wave out evenly
+  // among all its blocks (stream-K), so that a partial last wave does not leave SMs idle;
+  // pieces of a tile are summed through a workspace. 0: each tile is one block's.
+  std::int32_t stream_k = 0;
   // GPU (Hopper): thread blocks of a cluster along m and along n. The blocks of a cluster row
   // share one A tile and those of a cluster column one B tile, loaded once and multicast to
   // each, which halves the L2 reads of that operand. 0 or 1: no cluster along that dim.

@@ -15,14 +15,15 @@ struct Field {
 };
 
 constexpr std::array kFields{
-    Field{"bm", &KernelConfig::block_m},   Field{"bn", &KernelConfig::block_n},
-    Field{"bk", &KernelConfig::block_k},   Field{"stages", &KernelConfig::stages},
-    Field{"warps", &KernelConfig::warps},  Field{"gm", &KernelConfig::group_m},
-    Field{"splitk", &KernelConfig::split_k}, Field{"cm", &KernelConfig::cluster_m},
-    Field{"cn", &KernelConfig::cluster_n},  Field{"swap", &KernelConfig::swap_ab},
-    Field{"pp", &KernelConfig::pingpong},   Field{"mm", &KernelConfig::micro_m},
-    Field{"mn", &KernelConfig::micro_n},   Field{"thr", &KernelConfig::threads},
-    Field{"isa", &KernelConfig::isa},      Field{"algo", &KernelConfig::algo},
+    Field{"bm", &KernelConfig::block_m},     Field{"bn", &KernelConfig::block_n},
+    Field{"bk", &KernelConfig::block_k},     Field{"stages", &KernelConfig::stages},
+    Field{"warps", &KernelConfig::warps},    Field{"gm", &KernelConfig::group_m},
+    Field{"splitk", &KernelConfig::split_k}, Field{"streamk", &KernelConfig::stream_k},
+    Field{"cm", &KernelConfig::cluster_m},   Field{"cn", &KernelConfig::cluster_n},
+    Field{"swap", &KernelConfig::swap_ab},   Field{"pp", &KernelConfig::pingpong},
+    Field{"mm", &KernelConfig::micro_m},     Field{"mn", &KernelConfig::micro_n},
+    Field{"thr", &KernelConfig::threads},    Field{"isa", &KernelConfig::isa},
+    Field{"algo", &KernelConfig::algo},
 };
 
 constexpr std::array<std::string_view, 5> kIsaNames{"generic", "avx2", "avx512", "avx512_vnni", "avx512_bf16"};

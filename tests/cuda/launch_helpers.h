@@ -35,9 +35,12 @@ struct DeviceBuffer {
 // Prepares each of `configs` (the first `max_configs` of the default space when empty; all
 // when 0), runs it on random operands, and checks C against the host reference and its guard
 // bytes. With `compile`, the configs are compiled in parallel first so that each prepare finds
-// its cubin cached. Returns how many configs ran and matched.
+// its cubin cached. With `launches` > 1 each kernel runs again on C set back to its first
+// contents (NaN where beta is 0) and is checked each time: what a launch leaves behind (tile
+// counters) must not change the next one. Returns how many configs ran and matched every time.
 inline int run_and_verify(const Backend& backend, const Problem& p, std::size_t max_configs = 0,
-                          std::vector<KernelConfig> configs = {}, CompileFunction compile = nullptr) {
+                          std::vector<KernelConfig> configs = {}, CompileFunction compile = nullptr,
+                          int launches = 1) {
   use_fresh_cubin_cache();
   if (configs.empty()) configs = backend.configs(p, SearchSpace::default_space);
   EXPECT_FALSE(configs.empty()) << p.describe();
@@ -63,17 +66,22 @@ inline int run_and_verify(const Backend& backend, const Problem& p, std::size_t 
     auto kernel = backend.prepare(p, config);
     EXPECT_TRUE(kernel.is_ok()) << kernel.status().message();
     if (!kernel.is_ok()) continue;
-    host.reset_c();
-    EXPECT_EQ(cudaMemcpy(c.ptr, host.c(), c_bytes, cudaMemcpyHostToDevice), cudaSuccess);
-    GemmArgs args{a.ptr, b.ptr, c.ptr, nullptr};
-    const Status ran = (*kernel)->run(args);
-    EXPECT_TRUE(ran.is_ok()) << ran.message();
-    EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-    EXPECT_EQ(cudaMemcpy(host.c(), c.ptr, c_bytes, cudaMemcpyDeviceToHost), cudaSuccess);
-    const VerifyOutcome outcome = check_output(p, host, reference);
-    EXPECT_TRUE(outcome.ok) << outcome.reason << " (error " << outcome.error << ")";
-    EXPECT_EQ(host.check_guards(), "");
-    if (ran.is_ok() && outcome.ok) ++matched;
+    bool all_matched = true;
+    for (int launch = 0; launch < launches; ++launch) {
+      SCOPED_TRACE("launch " + std::to_string(launch + 1) + " of " + std::to_string(launches));
+      host.reset_c();
+      EXPECT_EQ(cudaMemcpy(c.ptr, host.c(), c_bytes, cudaMemcpyHostToDevice), cudaSuccess);
+      GemmArgs args{a.ptr, b.ptr, c.ptr, nullptr};
+      const Status ran = (*kernel)->run(args);
+      EXPECT_TRUE(ran.is_ok()) << ran.message();
+      EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      EXPECT_EQ(cudaMemcpy(host.c(), c.ptr, c_bytes, cudaMemcpyDeviceToHost), cudaSuccess);
+      const VerifyOutcome outcome = check_output(p, host, reference);
+      EXPECT_TRUE(outcome.ok) << outcome.reason << " (error " << outcome.error << ")";
+      EXPECT_EQ(host.check_guards(), "");
+      all_matched = all_matched && ran.is_ok() && outcome.ok;
+    }
+    if (all_matched) ++matched;
   }
   return matched;
 }

@@ -1,5 +1,7 @@
 // The Hopper template compiles with NVRTC for sm_90a (no GPU needed) in every dtype, layout
-// and kind of config, to wgmma (HGMMA / IGMMA in the SASS) without spills.
+// and kind of config, to wgmma (HGMMA / IGMMA in the SASS) without spills; and the stream-K
+// variant of every default-list row, with ptxas's own report of registers and spills (which
+// needs no cuobjdump).
 #include <gtest/gtest.h>
 
 #include "backends/cuda/wgmma_backend.h"
@@ -48,6 +50,36 @@ TEST(WgmmaCompile, EveryDtypeLayoutAndKindOfConfigCompilesToWgmmaWithoutSpills) 
   };
   const int compiled = testing::expect_all_compile(jobs, "GMMA", &compile_gemm_wgmma);
   EXPECT_EQ(compiled, 7);
+}
+
+// The instantiation compile_gemm_wgmma would compile for (p, c), for ptxas's report.
+testing::PtxasJob ptxas_job(const Problem& p, const KernelConfig& c) {
+  EXPECT_TRUE(wgmma_can_implement(p, c, h100()).is_ok()) << c.to_string() << " for " << p.describe();
+  const WgmmaInstance w = wgmma_mapping(p, c).instance;
+  return {c.to_string() + " for " + p.describe(), wgmma_kernel_source(w, gemm_wgmma_source()),
+          wgmma_kernel_options(w, h100().arch())};
+}
+
+KernelConfig stream_k_row(std::size_t row, DType type) {
+  KernelConfig c = wgmma_list_config(wgmma_default_list().at(row));
+  c.block_k = wgmma_block_k(type);
+  c.stream_k = 1;
+  return c;
+}
+
+TEST(WgmmaCompile, EveryStreamKDefaultRowCompilesWithoutSpills) {
+  std::vector<testing::PtxasJob> jobs;
+  const Problem bf16_nt = make(4096, 4096, 4096, DType::bf16, "nt", DType::bf16);
+  for (std::size_t row = 0; row < wgmma_default_list().size(); ++row) {
+    jobs.push_back(ptxas_job(bf16_nt, stream_k_row(row, DType::bf16)));
+  }
+  // The other dtypes and layouts: s8 (s32 partials), TF32 ping-pong, f16 m-major A with f32
+  // out in a cluster, bf16 n-major B in a cluster along n.
+  jobs.push_back(ptxas_job(make(4096, 4096, 4096, DType::s8, "nt", DType::s32), stream_k_row(0, DType::s8)));
+  jobs.push_back(ptxas_job(make(4096, 4096, 4096, DType::f32, "nt", DType::f32), stream_k_row(6, DType::f32)));
+  jobs.push_back(ptxas_job(make(4096, 4096, 4096, DType::f16, "tn", DType::f32), stream_k_row(1, DType::f16)));
+  jobs.push_back(ptxas_job(make(4096, 4096, 4096, DType::bf16, "nn", DType::f32), stream_k_row(2, DType::bf16)));
+  EXPECT_EQ(testing::expect_no_spills(jobs), int(wgmma_default_list().size()) + 4);
 }
 
 TEST(WgmmaCompile, ASecondCompileOfTheSameInstanceComesFromTheCache) {

@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
+#include <algorithm>
 #include <set>
 
+#include "backends/cuda/kernels/wgmma_stream_k.cuh"
 #include "backends/cuda/wgmma_backend.h"
 #include "backends/cuda/wgmma_config_space.h"
 #include "core/config_space.h"
@@ -201,6 +203,124 @@ TEST(WgmmaConfigSpace, VersionIsAHashOfTheTemplateAndThePrelude) {
   EXPECT_EQ(wgmma_backend_version().size(), 11u + 16u);
   EXPECT_EQ(gemm_wgmma_source().find("#include"), std::string_view::npos) << "the template must need no headers";
   EXPECT_NE(gemm_wgmma_source().find("cp.async.bulk.tensor"), std::string_view::npos);
+}
+
+// The data-parallel grid of a config on a problem: cluster tiles and clusters on the H100.
+struct Grid {
+  std::int64_t tiles, clusters;
+  std::int64_t waves() const { return (tiles + clusters - 1) / clusters; }
+  double idle() const { return double(waves() * clusters - tiles) / double(waves() * clusters); }
+};
+
+Grid grid_of(const Problem& p, KernelConfig c) {
+  c.stream_k = 0;
+  const WgmmaMapping map = wgmma_mapping(p, c);
+  return {wgmma_cluster_tiles(map.instance, map.m, map.n),
+          h100().sm_count / (std::max(c.cluster_m, 1) * std::max(c.cluster_n, 1))};
+}
+
+int count_stream_k(const std::vector<KernelConfig>& configs) {
+  return int(std::count_if(configs.begin(), configs.end(), [](const KernelConfig& c) { return c.stream_k == 1; }));
+}
+
+TEST(WgmmaConfigSpace, StreamKIsOfferedWhereTheLastWaveIsPartialAndLeavesSMsIdle) {
+  int checked = 0;
+  // 300×14336×4096: 168 tiles of 128×256 on 132 SMs, 36 % of the second wave idle; every tile
+  // of the default list leaves its last wave partial there, and the two large cooperative
+  // tiles without clusters (128×256, 256×128) get the variant.
+  const Problem mid = make(300, 14336, 4096, DType::bf16);
+  const auto configs = wgmma_configs(mid, SearchSpace::default_space, h100());
+  EXPECT_EQ(count_stream_k(configs), 2);
+  for (const KernelConfig& c : configs) {
+    if (c.stream_k == 0) continue;
+    EXPECT_TRUE(c.pingpong == 0 && c.cluster_m <= 1 && c.cluster_n <= 1 && c.block_m * c.block_n >= 128 * 256)
+        << c.to_string();
+    const Grid g = grid_of(mid, c);
+    EXPECT_NE(g.tiles % g.clusters, 0) << c.to_string();
+    EXPECT_LE(g.waves(), 4) << c.to_string();
+    EXPECT_GE(g.idle(), 0.10) << c.to_string();
+    KernelConfig plain = c;
+    plain.stream_k = 0;
+    EXPECT_NE(std::find(configs.begin(), configs.end(), plain), configs.end()) << "stream-K variant of an offered tile";
+    ++checked;
+  }
+  // 4096³ fills its last wave within 3 % with every default tile, 2048×14336×4096 has 7 waves:
+  // nothing to gain.
+  EXPECT_EQ(count_stream_k(wgmma_configs(make(4096, 4096, 4096, DType::bf16), SearchSpace::default_space, h100())), 0);
+  EXPECT_EQ(count_stream_k(wgmma_configs(make(2048, 14336, 4096, DType::bf16), SearchSpace::default_space, h100())), 0);
+  // 768×5632: 6 × 22 = 132 tiles of 128×256, one full wave: not that tile's variant.
+  const Problem full = make(768, 5632, 4096, DType::bf16);
+  for (const KernelConfig& c : wgmma_configs(full, SearchSpace::default_space, h100())) {
+    EXPECT_FALSE(c.stream_k == 1 && c.block_m == 128 && c.block_n == 256 && c.cluster_m <= 1 && c.cluster_n <= 1);
+  }
+  // k of 4 k-blocks (256): less than one cluster's least share, nothing to cut.
+  EXPECT_EQ(count_stream_k(wgmma_configs(make(300, 14336, 256, DType::bf16), SearchSpace::default_space, h100())), 0);
+  // The exhaustive space has them too.
+  EXPECT_GT(count_stream_k(wgmma_configs(mid, SearchSpace::exhaustive, h100())), 2);
+  EXPECT_EQ(checked, 2);
+}
+
+TEST(WgmmaConfigSpace, StreamKAndItsSplitKNeighboursFitUnderTheDefaultCap) {
+  // 256×4096×4096: 32 tiles of 128×256 for 132 SMs; both ways of cutting k are offered, split-k
+  // with 2 slices beside each stream-K variant (the best split of the v4 measurements).
+  const auto configs = wgmma_configs(make(256, 4096, 4096, DType::bf16), SearchSpace::default_space, h100());
+  EXPECT_LE(configs.size(), kWgmmaDefaultCap);
+  EXPECT_EQ(count_stream_k(configs), 2);
+  int split_beside_stream_k = 0;
+  for (const KernelConfig& c : configs) {
+    if (c.split_k <= 1) continue;
+    KernelConfig stream_k = c;
+    stream_k.split_k = 0;
+    stream_k.stream_k = 1;
+    if (std::find(configs.begin(), configs.end(), stream_k) == configs.end()) continue;
+    EXPECT_EQ(c.split_k, 2) << c.to_string();
+    ++split_beside_stream_k;
+  }
+  EXPECT_EQ(split_beside_stream_k, 2);
+}
+
+TEST(WgmmaConfigSpace, StreamKAndSplitKAreExclusiveAndStreamKRoundTrips) {
+  const Problem p = make(300, 14336, 4096, DType::bf16);
+  KernelConfig c = config_of(wgmma_default_list()[0], DType::bf16);
+  c.stream_k = 1;
+  EXPECT_TRUE(wgmma_can_implement(p, c, h100()).is_ok());
+  EXPECT_NE(c.to_string().find("streamk=1"), std::string::npos) << c.to_string();
+  auto parsed = KernelConfig::parse(c.to_string());
+  ASSERT_TRUE(parsed.is_ok()) << parsed.status().message();
+  EXPECT_EQ(*parsed, c);
+  EXPECT_TRUE(wgmma_mapping(p, *parsed).instance.stream_k);
+  EXPECT_EQ(wgmma_mapping(p, *parsed).instance.workspace_bytes(300, 14336, 132), 2LL * 132 * 128 * 256 * 4);
+
+  KernelConfig both = c;
+  both.split_k = 2;
+  const Status s = wgmma_can_implement(p, both, h100());
+  EXPECT_EQ(s.code(), ErrorCode::unsupported);
+  EXPECT_NE(s.message().find("exclusive"), std::string::npos) << s.message();
+  KernelConfig two = c;
+  two.stream_k = 2;
+  EXPECT_EQ(wgmma_can_implement(p, two, h100()).code(), ErrorCode::invalid_argument);
+  // 2^24 k-blocks a tile: S would pass 2^31 on 132 SMs.
+  const Status deep = wgmma_can_implement(make(256, 256, std::int64_t(1) << 30, DType::bf16), c, h100());
+  EXPECT_EQ(deep.code(), ErrorCode::unsupported);
+  EXPECT_NE(deep.message().find("32 bits"), std::string::npos) << deep.message();
+}
+
+// Wherever it is offered, a stream-K config has no split, round-trips through its text, and
+// its data-parallel grid would leave a partial last wave that idles enough of the launch.
+RC_GTEST_PROP(WgmmaConfigSpace, StreamKIsOfferedOnlyWhereItCanPayAndNeverWithSplitK, ()) {
+  const std::int64_t m = *rc::gen::inRange<std::int64_t>(1, 800) * 8;
+  const std::int64_t n = *rc::gen::inRange<std::int64_t>(1, 2000) * 8;
+  const std::int64_t k = *rc::gen::inRange<std::int64_t>(1, 800) * 8;
+  const Problem p = make(m, n, k, DType::bf16);
+  const SearchSpace space = *rc::gen::element(SearchSpace::default_space, SearchSpace::exhaustive);
+  for (const KernelConfig& c : wgmma_configs(p, space, h100())) {
+    if (c.stream_k == 0) continue;
+    RC_ASSERT(c.stream_k == 1 && c.split_k <= 1);
+    RC_ASSERT(*KernelConfig::parse(c.to_string()) == c);
+    const Grid g = grid_of(p, c);
+    RC_ASSERT(g.tiles % g.clusters != 0 && g.waves() <= 4 && g.idle() >= 0.10);
+    RC_ASSERT((k + 63) / 64 >= GT_SK_MIN_BLOCKS);
+  }
 }
 
 // Whatever the problem, every config the space offers is one the backend accepts, fits the

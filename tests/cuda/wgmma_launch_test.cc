@@ -1,7 +1,8 @@
 // Runs the Hopper template's kernels on a GPU and checks them against the host reference: every
 // dtype, the four layouts, odd sizes (m, n, k not multiples of any tile, k not a multiple of a
-// stage, m = 1), padded leading dimensions, alpha and beta. Skipped where there is no CUDA
-// device, or no Hopper one.
+// stage, m = 1), padded leading dimensions, alpha and beta, and stream-K (each kernel launched
+// twice, so that tile counters a launch left non-zero would show). Skipped where there is no
+// CUDA device, or no Hopper one.
 //
 // GEMMTUNE_WGMMA_TEST_CONFIGS=N runs only the first N configs of each problem (compute-sanitizer
 // runs take a few configs, not all).
@@ -45,6 +46,31 @@ int verify(const Problem& p, std::size_t max_configs = 0) {
   return testing::run_and_verify(*wgmma, p, config_limit(max_configs), {}, &compile_gemm_wgmma);
 }
 
+// The stream-K variant of every config the default space offers `p` (split-k ones aside):
+// every kind of tile, cooperative and ping-pong, clusters and swapped operands, wherever the
+// space itself would offer stream-K or not.
+std::vector<KernelConfig> stream_k_variants(const Backend& wgmma, const Problem& p) {
+  std::vector<KernelConfig> variants;
+  for (KernelConfig c : wgmma.configs(p, SearchSpace::default_space)) {
+    if (c.split_k > 1) continue;
+    c.stream_k = 1;
+    if (std::find(variants.begin(), variants.end(), c) == variants.end()) variants.push_back(c);
+  }
+  return variants;
+}
+
+// Runs the stream-K variants of `p`'s configs (the first `max_configs`; all when 0), each
+// launched twice. Expects every one to match; returns how many did.
+int verify_stream_k(const Problem& p, std::size_t max_configs = 0) {
+  auto wgmma = backend();
+  const std::vector<KernelConfig> configs = stream_k_variants(*wgmma, p);
+  const std::size_t limit = config_limit(max_configs);
+  const int expected = int(limit == 0 ? configs.size() : std::min(configs.size(), limit));
+  const int matched = testing::run_and_verify(*wgmma, p, limit, configs, &compile_gemm_wgmma, 2);
+  EXPECT_EQ(matched, expected) << p.describe();
+  return matched;
+}
+
 TEST(WgmmaLaunch, EveryDefaultConfigMatchesTheReferenceInEveryDtype) {
   SKIP_WITHOUT_HOPPER();
   int ran = 0;
@@ -82,18 +108,22 @@ TEST(WgmmaLaunch, SmallMRunsTheSwappedConfigsDownToOneRow) {
   EXPECT_GE(swapped, 4 * at_most(4));
 }
 
+// An nt problem of `type` (s32 out for s8) with alpha -0.5 and beta 0.75 (1 and 1 for s8, which
+// allows no other), its leading dimensions padded past k, k and n by multiples of 16 bytes.
+Problem padded_with_alpha_beta(std::int64_t m, std::int64_t n, std::int64_t k, DType type) {
+  ProblemSpec spec = testing::test_problem(m, n, k, type, "nt", type == DType::s8 ? DType::s32 : type, 1.0).spec();
+  spec.lda = k + 64;
+  spec.ldb = k + 128;
+  spec.ldc = n + 8;
+  spec.alpha = type == DType::s8 ? 1.0 : -0.5;
+  spec.beta = type == DType::s8 ? 1.0 : 0.75;
+  return *Problem::create(spec);
+}
+
 TEST(WgmmaLaunch, AlphaBetaAndPaddedLeadingDimensions) {
   SKIP_WITHOUT_HOPPER();
   int ran = 0;
-  for (DType type : {DType::bf16, DType::f16, DType::s8, DType::f32}) {
-    ProblemSpec spec = testing::test_problem(300, 264, 400, type, "nt", type == DType::s8 ? DType::s32 : type, 1.0).spec();
-    spec.lda = 400 + 64;
-    spec.ldb = 400 + 128;
-    spec.ldc = 264 + 8;
-    spec.alpha = type == DType::s8 ? 1.0 : -0.5;
-    spec.beta = type == DType::s8 ? 1.0 : 0.75;
-    ran += verify(*Problem::create(spec), 3);
-  }
+  for (DType type : {DType::bf16, DType::f16, DType::s8, DType::f32}) ran += verify(padded_with_alpha_beta(300, 264, 400, type), 3);
   EXPECT_EQ(ran, 4 * at_most(3));
 }
 
@@ -118,15 +148,51 @@ TEST(WgmmaLaunch, OneKernelRunsFromSeveralThreadsOnTheirOwnStreams) {
   SKIP_WITHOUT_HOPPER();
   const Problem p = testing::test_problem(512, 512, 512, DType::bf16, "nt", DType::bf16, 0.0);
   auto wgmma = backend();
-  // The first config, and its split-k variant, whose runs share a workspace and take turns.
+  // The first config, and its split-k and stream-K variants, whose runs share a workspace and
+  // take turns.
   const KernelConfig first = wgmma->configs(p, SearchSpace::default_space).at(0);
   KernelConfig split = first;
   split.split_k = 2;
-  for (const KernelConfig& c : {first, split}) {
+  KernelConfig stream_k = first;
+  stream_k.stream_k = 1;
+  for (const KernelConfig& c : {first, split, stream_k}) {
     auto kernel = wgmma->prepare(p, c);
     ASSERT_TRUE(kernel.is_ok()) << c.to_string() << ": " << kernel.status().message();
     EXPECT_EQ(testing::run_from_threads(**kernel, p), 4) << c.to_string();
   }
+}
+
+TEST(WgmmaLaunch, StreamKOnOddSizesInBothConsumerModesTwiceInARow) {
+  SKIP_WITHOUT_HOPPER();
+  int ran = 0;
+  // k = 760: 11.9 k-blocks, the last one partial. 64×64 tiles make 272 for 132 SMs: two waves
+  // run whole (two tiles a CTA) and 8 + 132 are shared, a cluster taking the tail of one tile,
+  // a whole one and the head of another; 128×256 tiles make 40, all shared, a tile among 3-4
+  // clusters; clusters of 2 along m leave a CTA's tile past the edge.
+  ran += verify_stream_k(testing::test_problem(1000, 1032, 760, DType::bf16, "nt", DType::bf16, 0.0));
+  // m-major A (tn) into f32, and every layout of B'.
+  ran += verify_stream_k(testing::test_problem(520, 3000, 2056, DType::f16, "tn", DType::f32, 0.0), 6);
+  ran += verify_stream_k(testing::test_problem(264, 1000, 1000, DType::bf16, "nn", DType::bf16, 0.0), 6);
+  // Small m: swapped tiles, m' = 2056 along the tile's rows and n' = 24.
+  ran += verify_stream_k(testing::test_problem(24, 2056, 1000, DType::bf16, "nt", DType::bf16, 0.0), 6);
+  EXPECT_GE(ran, 3 * at_most(6) + at_most(10));
+}
+
+TEST(WgmmaLaunch, StreamKWithAlphaBetaS8Tf32AndPaddedLeadingDimensions) {
+  SKIP_WITHOUT_HOPPER();
+  int ran = 0;
+  // k = 2080: 33 k-blocks of bf16, the last one half full (17 of s8, 65 of TF32); 3 × 3 tiles of
+  // 128×256 shared by all the SMs.
+  for (DType type : {DType::bf16, DType::f16, DType::s8, DType::f32}) {
+    ran += verify_stream_k(padded_with_alpha_beta(300, 520, 2080, type), 3);
+  }
+  EXPECT_EQ(ran, 4 * at_most(3));
+}
+
+TEST(WgmmaLaunch, StreamKWithKZeroScalesC) {
+  SKIP_WITHOUT_HOPPER();
+  // No k-blocks: nothing is shared out, every tile is written whole as beta·C.
+  EXPECT_EQ(verify_stream_k(testing::test_problem(200, 136, 0, DType::bf16, "nt", DType::f32, 0.5), 2), at_most(2));
 }
 
 }  // namespace

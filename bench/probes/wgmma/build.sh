@@ -1,6 +1,13 @@
 #!/usr/bin/env bash
 # Builds the Hopper-template probe (host code only; the kernels are compiled at run time by
 # NVRTC). Run from the repository root: bench/probes/wgmma/build.sh [OUT_DIR]
+#
+# Stream-K against the plain grid, on the GPU machine, from the repository root (the probe reads
+# src/backends/cuda/kernels/ at run time): one command checks the stream-K variants (twice-launched,
+# odd shapes, alpha/beta, s8) and times them beside the plain tiles and cuBLASLt on the mid shapes,
+# a table last:
+#   build/probes/wgmma_probe streamk                      # the main tiles of the default list
+#   build/probes/wgmma_probe streamk 128.256.4.2.1.1 ...  # or these tiles (and their .sk variants)
 set -euo pipefail
 out=${1:-build/probes}
 mkdir -p "$out"

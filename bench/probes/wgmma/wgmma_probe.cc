@@ -6,10 +6,21 @@
 //   wgmma_probe compile [CONFIG...]      compile only (no GPU needed): registers, spills, time
 //   wgmma_probe check                    the correctness matrix (dtypes, layouts, odd sizes, alpha/beta)
 //   wgmma_probe bench DTYPE SHAPES [CONFIG...]   time on "MxNxK,..." (nt layout), CONFIG as below
+//   wgmma_probe streamk [CONFIG...]      stream-K against the plain grid: checks the .sk variant
+//                                        of each CONFIG (default: the main tiles) on odd shapes
+//                                        and on the mid shapes below, launched twice (the tile
+//                                        counters must be back at zero), then times each CONFIG
+//                                        and its .sk variant beside cuBLASLt on the mid bf16 nt
+//                                        shapes (300/1000/2048×14336×4096, 256×4096×4096,
+//                                        512×6144×4096, 3000×4096×4096, 4096³), a table last
 //
 // CONFIG: bm.bn.stages.consumers.cluster_m.cluster_n[.swap][.pp], e.g. 128.256.4.2.2.1
 //   swap: C' = Cᵀ (A and B exchanged); pp: ping-pong consumers; direct: no TMA-store epilogue;
-//   d0: release each stage once its wgmmas finish; gN: group_m = N; kN: split k in N slices
+//   d0: release each stage once its wgmmas finish; gN: group_m = N; kN: split k in N slices;
+//   sk: stream-K (the last wave's k-blocks shared out among all clusters)
+//
+// The grid is as the backend (wgmma_backend.cc) sizes it: the clusters that run at once
+// (cuOccupancyMaxActiveClusters), all of them under stream-K, else no more than the units.
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 #include <cublasLt.h>
@@ -30,6 +41,7 @@
 #include <thread>
 #include <vector>
 
+#include "../../../src/backends/cuda/kernels/wgmma_stream_k.cuh"
 #include "../../../src/backends/cuda/wgmma_config_space.h"
 #include "../../../src/backends/cuda/wgmma_kernel_source.h"
 #include "../../../src/backends/cuda/wgmma_tensor_map.h"
@@ -73,6 +85,21 @@ std::string template_path() {
   return env ? env : "src/backends/cuda/kernels/gemm_wgmma.cuh";
 }
 
+// The template as NVRTC gets it from the library: each local include (`#include "name"`, a file
+// beside the template) replaced by that file's text, as embed_source.cmake does.
+std::string template_text(const std::string& path) {
+  std::string text = read_file(path);
+  const std::string directory = path.substr(0, path.find_last_of('/') + 1);
+  const std::string directive = "\n#include \"";
+  for (std::size_t at = text.find(directive); at != std::string::npos; at = text.find(directive, at)) {
+    const std::size_t name_begin = at + directive.size();
+    const std::size_t name_end = text.find('"', name_begin);
+    const std::string name = text.substr(name_begin, name_end - name_begin);
+    text.replace(at + 1, name_end - at, read_file(directory + name));  // the directive, not its newline
+  }
+  return text;
+}
+
 struct Compiled {
   std::string cubin, log;
   double seconds = 0;
@@ -108,13 +135,14 @@ Compiled nvrtc_compile(const std::string& source, const std::vector<std::string>
 
 struct Config {
   int bm = 128, bn = 256, stages = 4, consumers = 2, cluster_m = 1, cluster_n = 1;
-  bool swap = false, pingpong = false, direct = false;
+  bool swap = false, pingpong = false, direct = false, stream_k = false;
   int depth = 1, group_m = 8, split = 1;
   std::string name() const {
     std::ostringstream s;
     s << bm << "." << bn << "." << stages << "." << consumers << "." << cluster_m << "." << cluster_n
       << (swap ? ".swap" : "") << (pingpong ? ".pp" : "") << (direct ? ".direct" : "") << (depth == 0 ? ".d0" : "")
-      << (group_m != 8 ? ".g" + std::to_string(group_m) : "") << (split > 1 ? ".k" + std::to_string(split) : "");
+      << (group_m != 8 ? ".g" + std::to_string(group_m) : "") << (split > 1 ? ".k" + std::to_string(split) : "")
+      << (stream_k ? ".sk" : "");
     return s.str();
   }
 };
@@ -139,6 +167,7 @@ Config parse_config(const std::string& text) {
     else if (parts[i] == "pp") c.pingpong = true;
     else if (parts[i] == "direct") c.direct = true;
     else if (parts[i] == "d0") c.depth = 0;
+    else if (parts[i] == "sk") c.stream_k = true;
     else if (parts[i][0] == 'g') c.group_m = std::stoi(parts[i].substr(1));
     else if (parts[i][0] == 'k') c.split = std::stoi(parts[i].substr(1));
     else {
@@ -220,6 +249,7 @@ Mapping map_problem(const Shape& p, const Config& c, const void* a, const void* 
   k.swap_ab = c.swap;
   k.group_m = c.group_m;
   k.split_k = c.split;
+  k.stream_k = c.stream_k;
   Mapping map = gemmtune::cuda::wgmma_mapping(*problem, k, a, b);
   if (c.direct) map.instance.c_tma = false;
   map.instance.wgmma_depth = c.depth;
@@ -232,12 +262,28 @@ struct Module {
   CUmodule module = nullptr;
   CUfunction fn = nullptr;
   int shared = 0;
+  int clusters = 0;  // clusters of this kernel the device runs at once
 };
 
 std::map<std::string, Module> g_modules;
 std::mutex g_modules_mutex;
 std::string g_template;
 int g_sms = 0;
+
+// How many clusters of a loaded kernel the device runs at once: one CTA an SM, and for clusters
+// of 2 what cuOccupancyMaxActiveClusters allows (GPCs of odd SM counts leave some SMs out).
+int clusters_at_once(const Module& m, const WgmmaInstance& w) {
+  if (w.cluster_size() == 1) return g_sms;
+  CUlaunchConfig launch_config{};
+  launch_config.gridDimX = unsigned(g_sms / w.cluster_size() * w.cluster_size());
+  launch_config.gridDimY = launch_config.gridDimZ = 1;
+  launch_config.blockDimX = unsigned(w.threads());
+  launch_config.blockDimY = launch_config.blockDimZ = 1;
+  launch_config.sharedMemBytes = unsigned(m.shared);
+  int clusters = 0;
+  CHECK_CU(cuOccupancyMaxActiveClusters(&clusters, m.fn, &launch_config));
+  return std::min(clusters, g_sms / w.cluster_size());
+}
 
 std::string instance_key(const WgmmaInstance& w) {
   std::string key;
@@ -301,6 +347,7 @@ void compile_all(const std::vector<WgmmaInstance>& instances, bool load) {
       CHECK_CU(cuModuleGetFunction(&m.fn, m.module, "gemmtune_gemm_wgmma"));
       m.shared = todo[i].shared_bytes();
       CHECK_CU(cuFuncSetAttribute(m.fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, m.shared));
+      m.clusters = clusters_at_once(m, todo[i]);
       g_modules[key] = m;
     }
   }
@@ -321,19 +368,18 @@ bool launch(const Mapping& map, void* c, long long ldc, float alpha, float beta,
               gemmtune::cuda::encode_wgmma_output_map(c, map.instance.out_code, map.m, map.n, ldc, &mc).empty();
   const Module& mod = g_modules.at(instance_key(map.instance));
   const WgmmaInstance& w = map.instance;
-  const long long tiles_m = (map.m + w.block_m - 1) / w.block_m, tiles_n = (map.n + w.block_n - 1) / w.block_n;
-  const long long cluster_tiles =
-      ((tiles_m + w.cluster_m - 1) / w.cluster_m) * ((tiles_n + w.cluster_n - 1) / w.cluster_n);
-  const long long clusters = std::min<long long>(cluster_tiles * w.split_k, g_sms / w.cluster_size());
+  const long long units = gemmtune::cuda::wgmma_cluster_tiles(w, map.m, map.n) * w.split_k;
+  const long long clusters = w.stream_k ? mod.clusters : std::min<long long>(units, mod.clusters);
   unsigned grid = unsigned(std::max<long long>(clusters, 1) * w.cluster_size());
   long long m = map.m, n = map.n;
-  // Split-k scratch: partial sums, then the tile counters (zeroed once; the kernel resets them).
+  // Split-k and stream-K scratch: partial sums, then the tile counters (zeroed once; the
+  // kernel resets them).
   static std::map<std::string, void*> scratch;
   void* workspace = nullptr;
   void* counters = nullptr;
-  if (w.split_k > 1) {
+  if (w.shares_tiles()) {
     const std::string key = instance_key(w) + std::to_string(m) + "x" + std::to_string(n);
-    const std::size_t partial = std::size_t(w.workspace_bytes(m, n));
+    const std::size_t partial = std::size_t(w.workspace_bytes(m, n, grid));
     if (!scratch.count(key)) {
       const std::size_t bytes = partial + std::size_t(w.counter_count(m, n)) * 4;
       CHECK_CUDA(cudaMalloc(&scratch[key], bytes));
@@ -457,8 +503,11 @@ double output_unit(Type t) { return t == Type::bf16 ? std::ldexp(1.0, -8) : t ==
 
 // Checks one problem on one config: fresh random inputs, C poisoned (beta = 0) or random, every
 // element compared within |err| ≤ 2·k·u_acc·Σ|a·b| (+ TF32's input rounding) + u_out·|ref|.
+// With `launches` > 1 the kernel runs again on C set back to its first contents, and the last
+// run is checked: state a launch leaves behind (split-k and stream-K tile counters) must not
+// change the next one's result.
 // Returns "" when right, "skip: why" when the config cannot map the problem, else the first wrong element.
-std::string check_one(const Shape& p, const Config& cfg, std::mt19937& rng) {
+std::string check_one(const Shape& p, const Config& cfg, std::mt19937& rng, int launches = 1) {
   const long long a_count = p.m * p.k, b_count = p.k * p.n, c_count = p.m * p.n;
   auto ha = random_bytes(p.in, a_count, rng), hb = random_bytes(p.in, b_count, rng);
   std::vector<unsigned char> hc(std::size_t(c_count) * bytes_of(p.out));
@@ -481,7 +530,13 @@ std::string check_one(const Shape& p, const Config& cfg, std::mt19937& rng) {
   compile_all({map.instance}, true);
   std::string why;
   std::string result;
-  if (!launch(map, dc, p.ldc(), p.alpha, p.beta, p.k, nullptr, &why)) {
+  bool launched = launch(map, dc, p.ldc(), p.alpha, p.beta, p.k, nullptr, &why);
+  for (int again = 1; again < launches && launched; ++again) {
+    CHECK_CUDA(cudaDeviceSynchronize());
+    CHECK_CUDA(cudaMemcpy(dc, hc.data(), hc.size(), cudaMemcpyHostToDevice));
+    launched = launch(map, dc, p.ldc(), p.alpha, p.beta, p.k, nullptr, &why);
+  }
+  if (!launched) {
     result = "skip: " + why;
   } else {
     CHECK_CUDA(cudaGetLastError());
@@ -528,12 +583,39 @@ std::string check_one(const Shape& p, const Config& cfg, std::mt19937& rng) {
   return result;
 }
 
-int run_check() {
+struct Case {
+  Shape p;
+  Config c;
+};
+
+// Compiles every case's instance (in parallel), then checks each with `launches` launches
+// (check_one), printing the failures and skips and a count under `label`. Returns the failures.
+int check_cases(const std::vector<Case>& cases, int launches, const char* label) {
   std::mt19937 rng(12345);
-  struct Case {
-    Shape p;
-    Config c;
-  };
+  {
+    std::vector<WgmmaInstance> all;
+    int dummy;
+    for (const auto& cs : cases) all.push_back(map_problem(cs.p, cs.c, &dummy, &dummy).instance);
+    compile_all(all, true);
+  }
+  int passed = 0, failed = 0, skipped = 0;
+  for (const auto& cs : cases) {
+    const std::string r = check_one(cs.p, cs.c, rng, launches);
+    if (r.empty()) {
+      ++passed;
+    } else if (r.rfind("skip:", 0) == 0) {
+      ++skipped;
+      std::printf("SKIP %-40s %-22s %s\n", cs.p.describe().c_str(), cs.c.name().c_str(), r.c_str());
+    } else {
+      ++failed;
+      std::printf("FAIL %-40s %-22s %s\n", cs.p.describe().c_str(), cs.c.name().c_str(), r.c_str());
+    }
+  }
+  std::printf("%s: %d passed, %d failed, %d skipped of %zu\n", label, passed, failed, skipped, cases.size());
+  return failed;
+}
+
+int run_check() {
   std::vector<Case> cases;
   const std::vector<Config> configs = {parse_config("128.256.4.2.1.1"), parse_config("128.128.6.1.1.1"),
                                        parse_config("256.128.4.2.1.1"), parse_config("128.128.5.2.2.1"),
@@ -567,28 +649,7 @@ int run_check() {
   cases.push_back({Shape{129, 257, 100, Type::f16, Type::f32, false, false, -2.0f, 1.0f}, configs[1]});
   cases.push_back({Shape{129, 257, 100, Type::s8, Type::s32, true, true, 1.0f, 1.0f}, configs[3]});
   cases.push_back({Shape{129, 257, 100, Type::f32, Type::f32, true, true, 0.0f, 1.0f}, configs[5]});
-  // Precompile everything in parallel.
-  {
-    std::vector<WgmmaInstance> all;
-    int dummy;
-    for (const auto& cs : cases) all.push_back(map_problem(cs.p, cs.c, &dummy, &dummy).instance);
-    compile_all(all, true);
-  }
-  int passed = 0, failed = 0, skipped = 0;
-  for (const auto& cs : cases) {
-    const std::string r = check_one(cs.p, cs.c, rng);
-    if (r.empty()) {
-      ++passed;
-    } else if (r.rfind("skip:", 0) == 0) {
-      ++skipped;
-      std::printf("SKIP %-40s %-22s %s\n", cs.p.describe().c_str(), cs.c.name().c_str(), r.c_str());
-    } else {
-      ++failed;
-      std::printf("FAIL %-40s %-22s %s\n", cs.p.describe().c_str(), cs.c.name().c_str(), r.c_str());
-    }
-  }
-  std::printf("check: %d passed, %d failed, %d skipped of %zu\n", passed, failed, skipped, cases.size());
-  return failed ? 1 : 0;
+  return check_cases(cases, 1, "check") ? 1 : 0;
 }
 
 // ---- timing ----
@@ -662,106 +723,210 @@ double time_us(Fn&& fn, int sets, int reps = 20, int samples = 15) {
   return times[times.size() / 2];
 }
 
-int run_bench(Type in, const std::string& shapes_text, const std::vector<Config>& configs) {
+std::vector<std::vector<long long>> parse_shapes(const std::string& text) {
   std::vector<std::vector<long long>> shapes;
-  std::stringstream s(shapes_text);
+  std::stringstream s(text);
   for (std::string item; std::getline(s, item, ',');) {
     long long m, n, k;
     if (std::sscanf(item.c_str(), "%lldx%lldx%lld", &m, &n, &k) != 3) {
       std::fprintf(stderr, "bad shape %s\n", item.c_str());
-      return 2;
+      std::exit(2);
     }
     shapes.push_back({m, n, k});
   }
+  return shapes;
+}
+
+// Compiles and loads every config's instance for every shape of dtype `in` (nt, out = in).
+void compile_for_shapes(Type in, const std::vector<std::vector<long long>>& shapes, const std::vector<Config>& configs) {
   const Type out = in == Type::s8 ? Type::s32 : in;
-  {
-    std::vector<WgmmaInstance> all;
-    int dummy;
-    for (const auto& sh : shapes) {
-      for (const Config& c : configs) {
-        Shape p{sh[0], sh[1], sh[2], in, out};
-        all.push_back(map_problem(p, c, &dummy, &dummy).instance);
-      }
-    }
-    compile_all(all, true);
+  std::vector<WgmmaInstance> all;
+  int dummy;
+  for (const auto& sh : shapes) {
+    for (const Config& c : configs) all.push_back(map_problem(Shape{sh[0], sh[1], sh[2], in, out}, c, &dummy, &dummy).instance);
   }
+  compile_all(all, true);
+}
+
+// One shape's times: cuBLASLt's first pick and each config (1e30 where a config cannot run it).
+struct ShapeTimes {
+  double peer = 1e30;
+  std::vector<double> configs;
+};
+
+ShapeTimes time_shape(Type in, const std::vector<long long>& sh, const std::vector<Config>& configs) {
+  const Type out = in == Type::s8 ? Type::s32 : in;
+  Shape p{sh[0], sh[1], sh[2], in, out};
+  // Enough input sets that they overrun the 50 MB L2 twice.
+  const double set_bytes = double(p.m * p.k + p.n * p.k) * bytes_of(in);
+  const int sets = int(std::clamp(std::ceil(100e6 / set_bytes), 1.0, 8.0));
+  std::vector<void*> as(sets), bs(sets);
+  std::mt19937 rng(7);
+  for (int i = 0; i < sets; ++i) {
+    auto ha = random_bytes(in, p.m * p.k, rng), hb = random_bytes(in, p.n * p.k, rng);
+    CHECK_CUDA(cudaMalloc(&as[i], ha.size()));
+    CHECK_CUDA(cudaMalloc(&bs[i], hb.size()));
+    CHECK_CUDA(cudaMemcpy(as[i], ha.data(), ha.size(), cudaMemcpyHostToDevice));
+    CHECK_CUDA(cudaMemcpy(bs[i], hb.data(), hb.size(), cudaMemcpyHostToDevice));
+  }
+  void* c;
+  CHECK_CUDA(cudaMalloc(&c, p.m * p.n * bytes_of(out)));
+  Cublas blas(p.m, p.n, p.k, in);
+  // Interleave: peer, then each config, twice over, keeping each one's lower median.
+  ShapeTimes times;
+  times.configs.assign(configs.size(), 1e30);
+  for (int round = 0; round < 2; ++round) {
+    times.peer = std::min(times.peer, time_us([&](int i) { blas.run(as[i], bs[i], c, nullptr); }, sets));
+    for (std::size_t ci = 0; ci < configs.size(); ++ci) {
+      std::vector<Mapping> maps;
+      for (int i = 0; i < sets; ++i) maps.push_back(map_problem(p, configs[ci], as[i], bs[i]));
+      std::string why;
+      if (!launch(maps[0], c, p.ldc(), 1, 0, p.k, nullptr, &why)) continue;
+      const double t = time_us([&](int i) { launch(maps[i], c, p.ldc(), 1, 0, p.k, nullptr); }, sets);
+      times.configs[ci] = std::min(times.configs[ci], t);
+    }
+  }
+  for (int i = 0; i < sets; ++i) {
+    cudaFree(as[i]);
+    cudaFree(bs[i]);
+  }
+  cudaFree(c);
+  return times;
+}
+
+std::string shape_name(const std::vector<long long>& sh) {
+  char name[64];
+  std::snprintf(name, sizeof name, "%lldx%lldx%lld", sh[0], sh[1], sh[2]);
+  return name;
+}
+
+int run_bench(Type in, const std::string& shapes_text, const std::vector<Config>& configs) {
+  const std::vector<std::vector<long long>> shapes = parse_shapes(shapes_text);
+  compile_for_shapes(in, shapes, configs);
   for (const Config& c : configs) {  // how many clusters the device runs at once
     if (c.cluster_m * c.cluster_n == 1) continue;
-    Shape p{4096, 4096, 4096, in, out};
     int dummy;
-    const Mapping map = map_problem(p, c, &dummy, &dummy);
-    const Module& mod = g_modules.at(instance_key(map.instance));
-    CUlaunchConfig launch_config{};
-    launch_config.gridDimX = unsigned(g_sms);
-    launch_config.gridDimY = launch_config.gridDimZ = 1;
-    launch_config.blockDimX = unsigned(map.instance.threads());
-    launch_config.blockDimY = launch_config.blockDimZ = 1;
-    launch_config.sharedMemBytes = unsigned(mod.shared);
-    int clusters = 0;
-    const CUresult r = cuOccupancyMaxActiveClusters(&clusters, mod.fn, &launch_config);
-    std::printf("%s: at most %d clusters of %d at once (CUresult %d)\n", c.name().c_str(), clusters,
-                c.cluster_m * c.cluster_n, int(r));
+    const Mapping map = map_problem(Shape{4096, 4096, 4096, in, in == Type::s8 ? Type::s32 : in}, c, &dummy, &dummy);
+    std::printf("%s: at most %d clusters of %d at once\n", c.name().c_str(),
+                g_modules.at(instance_key(map.instance)).clusters, c.cluster_m * c.cluster_n);
   }
   std::printf("%-18s %10s", "shape", "cublas_us");
   for (const Config& c : configs) std::printf(" %22s", c.name().c_str());
   std::printf("   best ratio\n");
   for (const auto& sh : shapes) {
-    Shape p{sh[0], sh[1], sh[2], in, out};
-    // Enough input sets that they overrun the 50 MB L2 twice.
-    const double set_bytes = double(p.m * p.k + p.n * p.k) * bytes_of(in);
-    const int sets = int(std::clamp(std::ceil(100e6 / set_bytes), 1.0, 8.0));
-    std::vector<void*> as(sets), bs(sets);
-    std::mt19937 rng(7);
-    for (int i = 0; i < sets; ++i) {
-      auto ha = random_bytes(in, p.m * p.k, rng), hb = random_bytes(in, p.n * p.k, rng);
-      CHECK_CUDA(cudaMalloc(&as[i], ha.size()));
-      CHECK_CUDA(cudaMalloc(&bs[i], hb.size()));
-      CHECK_CUDA(cudaMemcpy(as[i], ha.data(), ha.size(), cudaMemcpyHostToDevice));
-      CHECK_CUDA(cudaMemcpy(bs[i], hb.data(), hb.size(), cudaMemcpyHostToDevice));
-    }
-    void* c;
-    CHECK_CUDA(cudaMalloc(&c, p.m * p.n * bytes_of(out)));
-    Cublas blas(p.m, p.n, p.k, in);
-    const double flops = 2.0 * p.m * p.n * p.k;
-    // Interleave: peer, then each config, twice over, keeping each one's lower median.
-    std::vector<double> best(configs.size(), 1e30);
-    double peer = 1e30;
-    for (int round = 0; round < 2; ++round) {
-      peer = std::min(peer, time_us([&](int i) { blas.run(as[i], bs[i], c, nullptr); }, sets));
-      for (std::size_t ci = 0; ci < configs.size(); ++ci) {
-        std::vector<Mapping> maps;
-        for (int i = 0; i < sets; ++i) maps.push_back(map_problem(p, configs[ci], as[i], bs[i]));
-        std::string why;
-        if (!launch(maps[0], c, p.ldc(), 1, 0, p.k, nullptr, &why)) continue;
-        best[ci] = std::min(best[ci], time_us([&](int i) { launch(maps[i], c, p.ldc(), 1, 0, p.k, nullptr); }, sets));
-      }
-    }
-    char name[64];
-    std::snprintf(name, sizeof name, "%lldx%lldx%lld", p.m, p.n, p.k);
-    std::printf("%-18s %10.1f", name, peer);
+    const ShapeTimes times = time_shape(in, sh, configs);
+    const double flops = 2.0 * sh[0] * sh[1] * sh[2];
+    std::printf("%-18s %10.1f", shape_name(sh).c_str(), times.peer);
     double fastest = 1e30;
-    for (double t : best) {
+    for (double t : times.configs) {
       std::printf(" %14.1f (%4.0fT)", t, flops / t / 1e6);
       fastest = std::min(fastest, t);
     }
-    std::printf("   %.3f  (cublas %4.0fT)\n", peer / fastest, flops / peer / 1e6);
-    for (int i = 0; i < sets; ++i) {
-      cudaFree(as[i]);
-      cudaFree(bs[i]);
-    }
-    cudaFree(c);
+    std::printf("   %.3f  (cublas %4.0fT)\n", times.peer / fastest, flops / times.peer / 1e6);
   }
   return 0;
+}
+
+// ---- stream-K against the plain grid ----
+
+// The mid shapes whose last wave is partial on 132 SMs, and 4096³ where it is nearly full.
+const char* kStreamKShapes = "300x14336x4096,1000x14336x4096,2048x14336x4096,256x4096x4096,512x6144x4096,3000x4096x4096,"
+                             "4096x4096x4096";
+// The default list's main tiles: cooperative 128×256 alone and in a cluster of 2, ping-pong 128×128.
+const char* kStreamKConfigs[] = {"128.256.4.2.1.1", "128.256.4.2.2.1", "128.128.6.2.1.1.pp", "256.128.4.2.1.1"};
+
+Config with_stream_k(Config c) {
+  c.stream_k = true;
+  return c;
+}
+
+// Correctness of the stream-K variants: odd shapes (k not a multiple of a stage, several tiles
+// a CTA, tiles past the edge of a cluster), alpha/beta, s8, and the timed shapes; each case
+// launched twice on freshly poisoned C, so a tile counter left non-zero shows as a wrong C.
+int check_stream_k(const std::vector<Config>& stream_k_configs) {
+  std::vector<Case> cases;
+  std::vector<std::vector<long long>> shapes = {{300, 520, 4104}, {129, 1000, 1000}, {1000, 1032, 760},
+                                                {2048, 2048, 192}, {520, 3000, 2056}};
+  for (const auto& sh : parse_shapes(kStreamKShapes)) shapes.push_back(sh);
+  for (const auto& sh : shapes) {
+    for (const Config& c : stream_k_configs) cases.push_back({Shape{sh[0], sh[1], sh[2], Type::bf16, Type::bf16}, c});
+  }
+  for (const Config& c : stream_k_configs) {
+    cases.push_back({Shape{300, 520, 4104, Type::bf16, Type::f32, true, true, -0.5f, 0.75f}, c});
+    cases.push_back({Shape{264, 1032, 1040, Type::s8, Type::s32, true, true, 1.0f, 1.0f}, c});
+    cases.push_back({Shape{200, 648, 1000, Type::f16, Type::f16, false, false, 1.0f, 0.0f}, c});
+  }
+  return check_cases(cases, 2, "stream-K check");
+}
+
+// The division the kernel makes for a config on a shape (wgmma_stream_k.cuh), for the table.
+std::string division_of(const Config& c, const std::vector<long long>& sh) {
+  int dummy;
+  const Mapping map = map_problem(Shape{sh[0], sh[1], sh[2], Type::bf16, Type::bf16}, c, &dummy, &dummy);
+  const WgmmaInstance& w = map.instance;
+  const int clusters = g_modules.at(instance_key(w)).clusters;
+  const int tiles = int(gemmtune::cuda::wgmma_cluster_tiles(w, map.m, map.n));
+  const int rows = int((map.m + w.block_m * w.cluster_m - 1) / (w.block_m * w.cluster_m));
+  const gt_sk_division d = gt_sk_divide(tiles, clusters, int((sh[2] + 63) / 64), rows <= w.group_m ? rows : 1);
+  char text[96];
+  std::snprintf(text, sizeof text, "T=%d G=%d dp=%d sk=%d R=%d", tiles, clusters, d.dp_tiles, d.sk_tiles, d.lanes);
+  return text;
+}
+
+int run_stream_k(std::vector<Config> configs) {
+  if (configs.empty()) {
+    for (const char* text : kStreamKConfigs) configs.push_back(parse_config(text));
+  }
+  std::vector<Config> stream_k, all;
+  for (const Config& c : configs) stream_k.push_back(with_stream_k(c));
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    all.push_back(configs[i]);
+    all.push_back(stream_k[i]);
+  }
+  const int failed = check_stream_k(stream_k);
+  const std::vector<std::vector<long long>> shapes = parse_shapes(kStreamKShapes);
+  compile_for_shapes(Type::bf16, shapes, all);
+  std::vector<ShapeTimes> times;
+  for (const auto& sh : shapes) {
+    times.push_back(time_shape(Type::bf16, sh, all));
+    std::printf("timed %s\n", shape_name(sh).c_str());
+  }
+  // The table: per config, plain and stream-K µs and their ratio; then the best of each kind
+  // against cuBLASLt (ratio = cuBLASLt's time / ours, above 1 faster).
+  std::printf("\nbf16 nt, µs (median of 15 samples of 20 launches, lower of 2 rounds); sk/plain = plain time / stream-K time\n");
+  std::printf("%-16s %8s", "shape", "cublas");
+  for (const Config& c : configs) std::printf(" | %-20s %7s %7s", c.name().c_str(), "sk", "gain");
+  std::printf(" | %10s %10s\n", "plain/cub", "best/cub");
+  for (std::size_t s = 0; s < shapes.size(); ++s) {
+    const ShapeTimes& t = times[s];
+    std::printf("%-16s %8.1f", shape_name(shapes[s]).c_str(), t.peer);
+    double best_plain = 1e30, best = 1e30;
+    for (std::size_t i = 0; i < configs.size(); ++i) {
+      const double plain = t.configs[2 * i], sk = t.configs[2 * i + 1];
+      std::printf(" | %-20.1f %7.1f %7.3f", plain, sk, plain / sk);
+      best_plain = std::min(best_plain, plain);
+      best = std::min({best, plain, sk});
+    }
+    std::printf(" | %10.3f %10.3f\n", t.peer / best_plain, t.peer / best);
+  }
+  std::printf("\ndivisions (wgmma_stream_k.cuh; T cluster tiles, G clusters at once, R lanes):\n");
+  for (const auto& sh : shapes) {
+    std::printf("%-16s", shape_name(sh).c_str());
+    for (const Config& c : stream_k) std::printf("  %s: %s", c.name().c_str(), division_of(c, sh).c_str());
+    std::printf("\n");
+  }
+  std::printf("stream-K check: %s\n", failed == 0 ? "all passed" : "FAILURES above");
+  return failed == 0 ? 0 : 1;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: wgmma_probe compile|check|bench ...\n");
+    std::fprintf(stderr, "usage: wgmma_probe compile|check|bench|streamk ...\n");
     return 2;
   }
-  g_template = read_file(template_path());
+  g_template = template_text(template_path());
   const std::string mode = argv[1];
   if (mode == "compile") {
     std::vector<WgmmaInstance> all;
@@ -786,6 +951,12 @@ int main(int argc, char** argv) {
   if (mode == "check") {
     load_reference();
     return run_check();
+  }
+  if (mode == "streamk") {
+    load_reference();
+    std::vector<Config> configs;
+    for (int i = 2; i < argc; ++i) configs.push_back(parse_config(argv[i]));
+    return run_stream_k(configs);
   }
   if (mode == "bench" && argc >= 4) {
     const std::string t = argv[2];

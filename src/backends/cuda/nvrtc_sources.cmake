@@ -1,20 +1,23 @@
 # Sources of the NVRTC template backends: "cuda" (mma.sync, any GPU from sm_80), "wgmma"
 # (Hopper) and "skinny" (m <= 64). Each kernel template is a CUDA C++ file in the tree, embedded
 # into the library as a string at build time; it is regenerated whenever the .cuh changes.
-# gemmtune_embed_kernel(NAME): kernels/NAME.cuh as generated/NAME_source.cc, defining NAME_source().
+# gemmtune_embed_kernel(NAME [INCLUDED...]): kernels/NAME.cuh as generated/NAME_source.cc, defining
+# NAME_source(); INCLUDED are the files of kernels/ it includes, which the embedding inlines.
 function(gemmtune_embed_kernel name)
-  set(cuh ${CMAKE_CURRENT_SOURCE_DIR}/backends/cuda/kernels/${name}.cuh)
+  set(kernels ${CMAKE_CURRENT_SOURCE_DIR}/backends/cuda/kernels)
+  set(cuh ${kernels}/${name}.cuh)
   set(cc ${CMAKE_CURRENT_BINARY_DIR}/generated/${name}_source.cc)
+  list(TRANSFORM ARGN PREPEND ${kernels}/ OUTPUT_VARIABLE included)
   add_custom_command(
     OUTPUT ${cc}
     COMMAND ${CMAKE_COMMAND} -DINPUT=${cuh} -DOUTPUT=${cc} -DSYMBOL=${name}_source
-            -P ${CMAKE_CURRENT_SOURCE_DIR}/backends/cuda/kernels/embed_source.cmake
-    DEPENDS ${cuh} ${CMAKE_CURRENT_SOURCE_DIR}/backends/cuda/kernels/embed_source.cmake
+            -P ${kernels}/embed_source.cmake
+    DEPENDS ${cuh} ${included} ${kernels}/embed_source.cmake
     COMMENT "Embedding ${name}.cuh"
     VERBATIM)
 endfunction()
 gemmtune_embed_kernel(gemm_mma)
-gemmtune_embed_kernel(gemm_wgmma)
+gemmtune_embed_kernel(gemm_wgmma wgmma_stream_k.cuh)
 gemmtune_embed_kernel(gemm_skinny)
 gemmtune_embed_kernel(verify)
 

@@ -52,14 +52,13 @@ class WgmmaKernel final : public Kernel {
       if (active < 1) return unsupported("the device runs no cluster of this kernel at once");
       clusters = std::min(clusters, active);
     }
-    const std::int64_t tiles_m = (mapping_.m + w.block_m - 1) / w.block_m;
-    const std::int64_t tiles_n = (mapping_.n + w.block_n - 1) / w.block_n;
-    const std::int64_t cluster_tiles =
-        ((tiles_m + w.cluster_m - 1) / w.cluster_m) * ((tiles_n + w.cluster_n - 1) / w.cluster_n);
-    const std::int64_t units = cluster_tiles * w.split_k;
-    grid_ = unsigned(std::max<std::int64_t>(1, std::min<std::int64_t>(clusters, units)) * w.cluster_size());
-    // Split-k: the slices' partial sums, then one counter a tile (and consumer).
-    partial_bytes_ = std::size_t(w.workspace_bytes(mapping_.m, mapping_.n));
+    // Stream-K shares the last wave's k-blocks among every cluster that runs at once, so its
+    // grid is all of them; otherwise no more clusters than units of work.
+    const std::int64_t units = wgmma_cluster_tiles(w, mapping_.m, mapping_.n) * w.split_k;
+    if (!w.stream_k) clusters = int(std::max<std::int64_t>(1, std::min<std::int64_t>(clusters, units)));
+    grid_ = unsigned(clusters * w.cluster_size());
+    // Split-k and stream-K: the partial sums, then one counter a tile (and consumer).
+    partial_bytes_ = std::size_t(w.workspace_bytes(mapping_.m, mapping_.n, grid_));
     return scratch_.allocate(partial_bytes_ + std::size_t(w.counter_count(mapping_.m, mapping_.n)) * sizeof(int));
   }
 
@@ -130,7 +129,7 @@ class WgmmaKernel final : public Kernel {
   std::mutex cache_mutex_;
   OperandMaps cache_;
   std::size_t partial_bytes_ = 0;
-  SerializedScratch scratch_;  // split-k partial sums and tile counters
+  SerializedScratch scratch_;  // split-k and stream-K partial sums and tile counters
 };
 
 class WgmmaBackend final : public Backend {

@@ -5,6 +5,7 @@
 
 #include "../../core/config_space.h"
 #include "kernel_dtype_codes.h"
+#include "kernels/wgmma_stream_k.cuh"
 
 namespace gemmtune::cuda {
 namespace {
@@ -27,6 +28,14 @@ constexpr int kMinStages = 2;
 constexpr int kMaxSplitK = 8;
 constexpr int kMinSplitBlocks = 4;
 constexpr double kSplitBelowSmFraction = 0.75;
+// Stream-K variants are offered where the data-parallel grid leaves at least this fraction of
+// its cluster-time idle in a partial last wave, and has fewer than kStreamKMaxWaves waves. A
+// stream-K cluster writes up to two partial tiles and a tile's finisher reads about one back:
+// a few k-blocks of a 64-k-block tile, some 5 %, so below 10 % idle there is nothing to win.
+// From 4 waves on the idle part is at most 1/5 of the launch and the fixed grid already sits
+// within the 8-12 % that separate runs move by (bench/results/2026-11-25-h100-wgmma.md).
+constexpr double kStreamKMinIdle = 0.10;
+constexpr std::int64_t kStreamKMaxWaves = 4;
 // Swapped variants are offered below this many rows of C: there a CTA tile of 64+ rows along
 // m would be mostly padding, while n' = m can be as narrow as 8.
 constexpr std::int64_t kSwapBelowM = 256;
@@ -73,6 +82,7 @@ WgmmaInstance instance_of(const Problem& p, const KernelConfig& c) {
   w.group_m = std::max(1, c.group_m);
   w.c_tma = w.c_tma_possible();
   w.split_k = std::max(1, c.split_k);
+  w.stream_k = c.stream_k != 0;
   return w;
 }
 
@@ -108,7 +118,33 @@ KernelConfig scaled(const KernelConfig& entry, const Problem& p, const CudaInfo&
   return c;
 }
 
+// Clusters of CTAs the persistent grid holds: one CTA an SM.
+std::int64_t grid_clusters(const KernelConfig& c, const CudaInfo& device) {
+  return std::max<std::int64_t>(1, device.sm_count / (cluster(c.cluster_m) * cluster(c.cluster_n)));
+}
+
+std::int64_t k_blocks_of(const Problem& p) { return (p.k() + wgmma_block_k(p.a_type()) - 1) / wgmma_block_k(p.a_type()); }
+
+// Whether sharing the last wave's k-blocks out can pay: the grid's last wave is partial, and
+// leaves enough of the launch idle (kStreamKMinIdle) in few enough waves (kStreamKMaxWaves).
+// A tile of fewer k-blocks than a cluster's least share (GT_SK_MIN_BLOCKS) gives nothing to
+// cut.
+bool stream_k_pays(const Problem& p, const KernelConfig& c, const CudaInfo& device) {
+  const WgmmaMapping map = wgmma_mapping(p, c);
+  const std::int64_t tiles = wgmma_cluster_tiles(map.instance, map.m, map.n);
+  const std::int64_t clusters = grid_clusters(c, device);
+  const std::int64_t waves = (tiles + clusters - 1) / clusters;
+  const double idle = double(waves * clusters - tiles) / double(waves * clusters);
+  return k_blocks_of(p) >= GT_SK_MIN_BLOCKS && tiles % clusters != 0 && waves <= kStreamKMaxWaves &&
+         idle >= kStreamKMinIdle;
+}
+
 }  // namespace
+
+std::int64_t wgmma_cluster_tiles(const WgmmaInstance& w, std::int64_t m, std::int64_t n) {
+  const std::int64_t tiles_m = (m + w.block_m - 1) / w.block_m, tiles_n = (n + w.block_n - 1) / w.block_n;
+  return ((tiles_m + w.cluster_m - 1) / w.cluster_m) * ((tiles_n + w.cluster_n - 1) / w.cluster_n);
+}
 
 const std::vector<WgmmaListEntry>& wgmma_default_list() {
   // {block_m, block_n, stages, consumers, pingpong, cluster_m, cluster_n, swap_ab}. Measured on
@@ -210,10 +246,15 @@ Status check_wgmma_config_shape(const KernelConfig& c, const Problem& p) {
   if (c.algo != 0 || c.micro_m != 0 || c.micro_n != 0 || c.threads != 0 || c.isa != 0) {
     return invalid_argument("algo, micro_m, micro_n, threads and isa are not wgmma fields");
   }
-  const std::int64_t k_blocks = (p.k() + wgmma_block_k(p.a_type()) - 1) / wgmma_block_k(p.a_type());
+  const std::int64_t k_blocks = k_blocks_of(p);
   if (c.split_k < 0 || c.split_k > kMaxSplitK || (c.split_k > 1 && c.split_k > k_blocks)) {
     return unsupported("split_k must be in [1, " + text(kMaxSplitK) + "] and at most the " + text(k_blocks) +
                        " k-blocks of the problem");
+  }
+  if (c.stream_k != 0 && c.stream_k != 1) return invalid_argument("stream_k must be 0 or 1");
+  if (c.stream_k == 1 && c.split_k > 1) {
+    return unsupported("split_k " + text(c.split_k) + " and stream_k 1 are exclusive: both cut tiles along k and "
+                       "finish them through the one workspace of partial sums and tile counters");
   }
   if (c.warps != 8 && c.warps != 12) return unsupported("warps must be 8 or 12 (a producer and 1 or 2 consumer warpgroups)");
   if (c.pingpong != 0 && (c.pingpong != 1 || consumers_of(c) != 2)) {
@@ -260,6 +301,11 @@ Status check_wgmma_limits(const KernelConfig& c, const Problem& p, const CudaInf
                        text(device.cc_minor));
   }
   const WgmmaInstance w = instance_of(p, c);
+  // The stream-K division counts its S <= 2·clusters·KB k-blocks in 32 bits (wgmma_stream_k.cuh).
+  if (w.stream_k && 2 * std::int64_t(device.sm_count) * k_blocks_of(p) >= (std::int64_t(1) << 31)) {
+    return unsupported("stream-K counts the k-blocks it shares out in 32 bits: " + text(k_blocks_of(p)) +
+                       " k-blocks a tile on " + text(device.sm_count) + " SMs are too many");
+  }
   if (w.threads() > device.max_threads_per_block) {
     return unsupported(text(w.threads()) + " threads exceed the device's " + text(device.max_threads_per_block));
   }
@@ -311,15 +357,33 @@ std::vector<KernelConfig> wgmma_configs(const Problem& p, SearchSpace space, con
   if (space == SearchSpace::default_space) {
     for (const KernelConfig& c : balanced_swapped_tiles(p, device)) offer(c);
   }
+  // A partial last wave: its tiles' k-blocks shared out evenly among all the clusters. Only the
+  // large cooperative tiles without clusters: on the H100 (bench/results/2026-11-25-h100-
+  // wgmma.md, v5) they gained 1.05-1.12x at 300x14336x4096, 1000x14336x4096 and
+  // 256x4096x4096, while the ping-pong and clustered variants lost or tied there; each
+  // variant offered costs a compile in a cold tuning.
+  for (KernelConfig c : bases) {
+    const bool large_cooperative = !c.pingpong && cluster(c.cluster_m) * cluster(c.cluster_n) == 1 &&
+                                   c.block_m * c.block_n >= 128 * 256;
+    if (!large_cooperative || !stream_k_pays(p, c, device)) continue;
+    c.stream_k = 1;
+    offer(c);
+  }
   // Too few tiles to fill the SMs: slices of k make more work units, each finished through the
-  // workspace by the tile's last slice.
-  const std::int64_t k_blocks = (p.k() + wgmma_block_k(p.a_type()) - 1) / wgmma_block_k(p.a_type());
+  // workspace by the tile's last slice. Where a tile also has its stream-K variant, which shares
+  // k out evenly whatever the tile count, only 2 slices are kept (the best split in every row of
+  // the v4 measurements), so that the stream-K variants fit under the default cap beside them.
+  const std::int64_t k_blocks = k_blocks_of(p);
   for (KernelConfig c : bases) {
     const WgmmaMapping map = wgmma_mapping(p, c);
     const std::int64_t tiles = ((map.m + c.block_m - 1) / c.block_m) * ((map.n + c.block_n - 1) / c.block_n);
     if (double(tiles) >= kSplitBelowSmFraction * device.sm_count) continue;
+    const int most_split = stream_k_pays(p, c, device) ? 2 : kMaxSplitK;
     for (int split : {2, 4, 8}) {
-      if (k_blocks < std::int64_t(split) * kMinSplitBlocks || tiles * (split / 2) >= device.sm_count) continue;
+      if (split > most_split || k_blocks < std::int64_t(split) * kMinSplitBlocks ||
+          tiles * (split / 2) >= device.sm_count) {
+        continue;
+      }
       c.split_k = split;
       offer(c);
     }

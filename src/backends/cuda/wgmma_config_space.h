@@ -50,6 +50,9 @@ WgmmaMapping wgmma_mapping(const Problem& problem, const KernelConfig& config, c
 // k elements of one stage: one 128-byte swizzle row (64 for f16/bf16, 32 for TF32, 128 for s8).
 int wgmma_block_k(DType input);
 
+// Cluster tiles of a kernel m' × n' under an instance: the persistent grid's units of work.
+std::int64_t wgmma_cluster_tiles(const WgmmaInstance& instance, std::int64_t m, std::int64_t n);
+
 // Ok when the template computes this problem (dtypes, layouts, strides TMA can address), else why not.
 Status check_wgmma_problem(const Problem& problem);
 // Ok when the config is well formed for this problem, else why not.
@@ -58,7 +61,8 @@ Status check_wgmma_config_shape(const KernelConfig& config, const Problem& probl
 Status check_wgmma_limits(const KernelConfig& config, const Problem& problem, const CudaInfo& device);
 
 // The candidates for a problem: the list (or the exhaustive product) scaled to the problem,
-// swapped variants where m is small, pruned, deduplicated and capped.
+// swapped variants where m is small, stream-K variants where the grid's last wave is partial,
+// split-k variants where the tiles are few, pruned, deduplicated and capped.
 std::vector<KernelConfig> wgmma_configs(const Problem& problem, SearchSpace space, const CudaInfo& device);
 
 }  // namespace gemmtune::cuda

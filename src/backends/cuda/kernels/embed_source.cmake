@@ -1,7 +1,16 @@
 # cmake -DINPUT=file.cuh -DOUTPUT=file.cc -DSYMBOL=name -P embed_source.cmake
 # Writes a C++ file defining `std::string_view gemmtune::cuda::SYMBOL()` that returns the text
 # of INPUT, so the library carries its kernel templates and needs no source tree at run time.
+# A local include of INPUT (a line `#include "name"` naming a file beside it, which a host test
+# includes too) is replaced by that file's text: NVRTC compiles one text and is given no headers.
 file(READ ${INPUT} text)
+get_filename_component(directory ${INPUT} DIRECTORY)
+string(REGEX MATCHALL "\n#include \"[^\"]+\"" directives "${text}")
+foreach(directive IN LISTS directives)
+  string(REGEX REPLACE "\n#include \"([^\"]+)\"" "\\1" name "${directive}")
+  file(READ ${directory}/${name} included)
+  string(REPLACE "${directive}" "\n// ---- ${name}, inlined by embed_source.cmake ----\n${included}" text "${text}")
+endforeach()
 set(delimiter "gemmtune_src")
 string(FIND "${text}" ")${delimiter}\"" clash)
 if(NOT clash EQUAL -1)

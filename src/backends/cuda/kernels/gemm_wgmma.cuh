@@ -1,6 +1,8 @@
 // gemmtune's Hopper GEMM template (backend "wgmma"), compiled at run time by NVRTC for sm_90a,
-// one instantiation per (problem dtypes and layouts, config). It includes no header, as
-// gemm_mma.cuh does not: every Hopper instruction is inline PTX.
+// one instantiation per (problem dtypes and layouts, config). Every Hopper instruction is inline
+// PTX, so it needs no CUDA header; its one include, wgmma_stream_k.cuh beside it (the stream-K
+// work division, plain C shared with a host test), is inlined into the text NVRTC compiles by
+// embed_source.cmake (and by the probe), so NVRTC sees one file.
 //
 // The kernel computes C' = alpha·A'·B' + beta·C' for its own operands A' (m×k) and B' (k×n);
 // the host maps the user's problem onto them, swapping A and B (C' = Cᵀ) where that puts the
@@ -42,6 +44,12 @@
 //                    grid with fewer tiles than SMs still fills them; every slice writes its
 //                    partial sums to the workspace, and the one that finishes last (a counter
 //                    per tile) adds the others' into its accumulators and writes C.
+//   GT_STREAM_K      1: hybrid data-parallel + stream-K (wgmma_stream_k.cuh): the full waves of
+//                    tiles run whole, the k-blocks of the rest are shared out evenly among the
+//                    clusters. A piece of a tile writes its partials to one of its cluster's two
+//                    slots and adds its k-blocks to the tile's counter; the piece whose count
+//                    completes the tile adds the others' partials and writes C. Nobody waits on
+//                    another CTA. Exclusive with GT_SPLIT_K > 1.
 //   GT_C_TMA         1: the epilogue can stage C in shared memory and write it with TMA stores
 //                    (C' row-major, GT_BN whole 128-byte chunks); used at run time when beta
 //                    is 0 and the host could map C (c_tma). 0: direct stores only.
@@ -50,6 +58,12 @@
 
 typedef unsigned int gt_u32;
 typedef unsigned long long gt_u64;
+
+#include "wgmma_stream_k.cuh"
+
+#if GT_STREAM_K && GT_SPLIT_K > 1
+#error "split-k and stream-K both divide k among work units through one workspace: one at a time"
+#endif
 
 #if GT_IN == 3
 typedef int gt_acc_t;
@@ -322,6 +336,9 @@ __device__ __forceinline__ gt_out_t gt_epilogue(gt_acc_t acc, gt_out_t old, floa
 #endif
 }
 
+__device__ __forceinline__ gt_u32 gt_bits(float v) { return __float_as_uint(v); }
+__device__ __forceinline__ gt_u32 gt_bits(int v) { return (gt_u32)v; }
+
 // Two adjacent elements of a row of C in one store (4 bytes of 16-bit outputs, 8 of 32-bit).
 #if GT_OUT == 1 || GT_OUT == 2
 typedef gt_u32 gt_out_pair_t;
@@ -383,8 +400,6 @@ __device__ __forceinline__ void gt_store_slice(const gt_acc_t (&acc)[GT_ACC], gt
 }
 
 #if GT_C_TMA
-__device__ __forceinline__ gt_u32 gt_bits(float v) { return __float_as_uint(v); }
-__device__ __forceinline__ gt_u32 gt_bits(int v) { return (gt_u32)v; }
 
 // Writes one consumer's m64 slice through its staging buffers: the values of each chunk of
 // columns go to shared memory in the 128B swizzle (each row's 16-byte pieces permuted by the
@@ -430,12 +445,15 @@ __device__ __forceinline__ void gt_store_slice_tma(const gt_acc_t (&acc)[GT_ACC]
 }
 #endif
 
-#if GT_SPLIT_K > 1
+#if GT_SPLIT_K > 1 || GT_STREAM_K
 #if GT_PINGPONG
 #define GT_CONSUMER_SLOTS 1  // a tile is one consumer's
 #else
 #define GT_CONSUMER_SLOTS GT_CONSUMERS
 #endif
+// Accumulators of one consumer's partial sums: the unit of the workspace.
+#define GT_PARTIAL_ELEMENTS (128LL * GT_M_SLICES * GT_ACC)
+
 // A partial written by another CTA in this launch: read from L2, past this SM's L1.
 __device__ __forceinline__ float gt_load_partial(const float* p) {
   float v;
@@ -448,27 +466,30 @@ __device__ __forceinline__ int gt_load_partial(const int* p) {
   return v;
 }
 
-// One slice's part in a split tile: writes its partial sums to its own place in the workspace
-// (thread-major, so each store instruction is one coalesced line), then counts itself in on
-// the tile's counter. The slice that counts last adds every other slice's partials into its
-// accumulators, resets the counter for the next launch, and returns true: it writes C.
-__device__ __forceinline__ bool gt_split_fixup(gt_acc_t (&acc)[GT_M_SLICES][GT_ACC], gt_acc_t* workspace,
-                                               int* counters, int slot, int slots, int slice, gt_u32 flag,
-                                               int consumer) {
+// One consumer's part in a tile that several units share (split-k slices, stream-K pieces):
+// the tile's `contributors` units keep their partial sums in the workspace, the j-th at partial
+// `partial_at(j)`; this unit is the `me`-th. It writes its partials (thread-major, so each store
+// instruction is one coalesced line), then adds the k it covered (`amount` of `total`) to the
+// tile's counter. The unit whose amount completes the total resets the counter for the next
+// launch, adds every other contributor's partials into its accumulators and returns true: it
+// writes C. No unit waits for another, so no schedule of the CTAs can deadlock.
+template <class PartialAt>
+__device__ __forceinline__ bool gt_shared_tile_fixup(gt_acc_t (&acc)[GT_M_SLICES][GT_ACC], gt_acc_t* workspace,
+                                                     int* counter, int amount, int total, int contributors, int me,
+                                                     PartialAt partial_at, gt_u32 flag, int consumer) {
   const int tid = threadIdx.x % 128;
-  const long long per_slot = 128LL * GT_M_SLICES * GT_ACC;
-  gt_acc_t* mine = workspace + ((long long)slice * slots + slot) * per_slot;
+  gt_acc_t* partial = workspace + partial_at(me) * GT_PARTIAL_ELEMENTS;
 #pragma unroll
   for (int ms = 0; ms < GT_M_SLICES; ++ms) {
 #pragma unroll
-    for (int i = 0; i < GT_ACC; ++i) mine[(ms * GT_ACC + i) * 128 + tid] = acc[ms][i];
+    for (int i = 0; i < GT_ACC; ++i) partial[(ms * GT_ACC + i) * 128 + tid] = acc[ms][i];
   }
   __threadfence();  // the partials are visible before the count says they are there
   asm volatile("bar.sync %0, 128;" ::"r"(1 + consumer) : "memory");
   if (tid == 0) {
-    const int before = atomicAdd(counters + slot, 1);
-    const int last = before == GT_SPLIT_K - 1;
-    if (last) counters[slot] = 0;
+    const int before = atomicAdd(counter, amount);
+    const int last = before + amount == total;
+    if (last) *counter = 0;
     asm volatile("st.shared.u32 [%0], %1;" ::"r"(flag), "r"(last) : "memory");
   }
   asm volatile("bar.sync %0, 128;" ::"r"(1 + consumer) : "memory");
@@ -476,9 +497,9 @@ __device__ __forceinline__ bool gt_split_fixup(gt_acc_t (&acc)[GT_M_SLICES][GT_A
   asm volatile("ld.shared.u32 %0, [%1];" : "=r"(last) : "r"(flag) : "memory");
   if (!last) return false;
   __threadfence();
-  for (int other = 0; other < GT_SPLIT_K; ++other) {
-    if (other == slice) continue;
-    const gt_acc_t* theirs = workspace + ((long long)other * slots + slot) * per_slot;
+  for (int j = 0; j < contributors; ++j) {
+    if (j == me) continue;
+    const gt_acc_t* theirs = workspace + partial_at(j) * GT_PARTIAL_ELEMENTS;
 #pragma unroll
     for (int ms = 0; ms < GT_M_SLICES; ++ms) {
 #pragma unroll
@@ -486,6 +507,98 @@ __device__ __forceinline__ bool gt_split_fixup(gt_acc_t (&acc)[GT_M_SLICES][GT_A
     }
   }
   return true;
+}
+#endif
+
+#if GT_SPLIT_K > 1
+// One slice's part in a split tile: its partials go to slice × tile slot (`slot` of `slots`);
+// the last slice to count in adds every other slice's. True when this slice writes C.
+__device__ __forceinline__ bool gt_split_fixup(gt_acc_t (&acc)[GT_M_SLICES][GT_ACC], gt_acc_t* workspace,
+                                               int* counters, int slot, int slots, int slice, gt_u32 flag,
+                                               int consumer) {
+  auto partial_at = [&](int j) { return (long long)j * slots + slot; };
+  return gt_shared_tile_fixup(acc, workspace, counters + slot, 1, GT_SPLIT_K, GT_SPLIT_K, slice, partial_at, flag,
+                              consumer);
+}
+#endif
+
+#if GT_STREAM_K
+// Where cluster g's part `part` (wgmma_stream_k.cuh) keeps the partials of the CTA and consumer
+// at `cta_slot` (rank × GT_CONSUMER_SLOTS + consumer slot): GT_SK_PARTS slots a cluster, each
+// one partial per CTA and consumer, so a launch needs 2 × grid × tile of workspace.
+__device__ __forceinline__ long long gt_sk_partial(int g, int part, int cta_slot) {
+  return ((long long)g * GT_SK_PARTS + part) * (GT_CLUSTER * GT_CONSUMER_SLOTS) + cta_slot;
+}
+
+// One piece of a stream-K tile (not the whole of it): publishes its partials and its k-blocks;
+// the piece that completes the tile's KB adds the partials of the tile's other contributors,
+// a run of clusters of its lane found from the division. True when this piece writes C.
+__device__ __forceinline__ bool gt_stream_k_fixup(gt_acc_t (&acc)[GT_M_SLICES][GT_ACC], gt_acc_t* workspace,
+                                                  int* counter, const gt_sk_division& work, int cluster,
+                                                  gt_unit unit, int cta_slot, gt_u32 flag, int consumer) {
+  int first, count;
+  gt_sk_contributors(&work, unit.tile, &first, &count);
+  auto partial_at = [&](int j) {
+    const int g = first + j * work.lanes;
+    return gt_sk_partial(g, gt_sk_part_of(&work, g, unit.tile), cta_slot);
+  };
+  return gt_shared_tile_fixup(acc, workspace, counter, unit.kb_end - unit.kb_begin, work.k_blocks, count,
+                              (cluster - first) / work.lanes, partial_at, flag, consumer);
+}
+#endif
+
+// ---- work units ----
+
+// A cluster's work units, in the one order that its producer and its consumers both walk:
+// u = first, first + step, … below end, each turned into a unit by gt_unit_at.
+typedef struct {
+  int first, end, step;
+} gt_unit_range;
+
+#if GT_STREAM_K
+typedef gt_sk_division gt_work;
+// `rows`: rows of cluster tiles in raster order (gt_tile_of), which become the lanes.
+__device__ __forceinline__ gt_work gt_work_of(int tiles, int clusters, int k_blocks, int rows) {
+  return gt_sk_divide(tiles, clusters, k_blocks, rows);
+}
+__device__ __forceinline__ gt_unit_range gt_units_of(const gt_work& work, int cluster) {
+  gt_unit_range range;
+  range.first = 0;
+  range.end = gt_sk_unit_count(&work, cluster);
+  range.step = 1;
+  return range;
+}
+__device__ __forceinline__ gt_unit gt_unit_at(const gt_work& work, int cluster, int u) {
+  return gt_sk_unit_of(&work, cluster, u);
+}
+#else
+// Units u = tile × GT_SPLIT_K + slice (a tile alone without split-k), dealt round-robin to the
+// clusters; a unit's part is its slice. Counting u itself (not the cluster's i-th unit) keeps
+// the consumers' loop state to what ptxas fits beside 128 accumulators in 168 registers.
+typedef struct {
+  int units, clusters, k_blocks;
+} gt_work;
+__device__ __forceinline__ gt_work gt_work_of(int tiles, int clusters, int k_blocks, int) {
+  gt_work work;
+  work.units = tiles * GT_SPLIT_K;
+  work.clusters = clusters;
+  work.k_blocks = k_blocks;
+  return work;
+}
+__device__ __forceinline__ gt_unit_range gt_units_of(const gt_work& work, int cluster) {
+  gt_unit_range range;
+  range.first = cluster;
+  range.end = work.units;
+  range.step = work.clusters;
+  return range;
+}
+__device__ __forceinline__ gt_unit gt_unit_at(const gt_work& work, int, int u) {
+  gt_unit unit;
+  unit.tile = u / GT_SPLIT_K;
+  unit.part = u % GT_SPLIT_K;
+  unit.kb_begin = unit.part * work.k_blocks / GT_SPLIT_K;
+  unit.kb_end = (unit.part + 1) * work.k_blocks / GT_SPLIT_K;
+  return unit;
 }
 #endif
 
@@ -530,8 +643,8 @@ extern "C" __global__ void __launch_bounds__(GT_THREADS, 1) GT_CLUSTER_DIMS
 #if GT_PINGPONG
   const gt_u32 turn = empty + GT_STAGES * 8;
 #endif
-#if GT_SPLIT_K > 1
-  // Two words, one a consumer: whether its slice of a tile was the last to finish.
+#if GT_SPLIT_K > 1 || GT_STREAM_K
+  // Two words, one a consumer: whether its unit of a shared tile was the last to count in.
   const gt_u32 last_flags = empty + GT_STAGES * 8 + 16;
 #endif
 
@@ -557,10 +670,13 @@ extern "C" __global__ void __launch_bounds__(GT_THREADS, 1) GT_CLUSTER_DIMS
   const int cluster_tiles_m = (tiles_m + GT_CLUSTER_M - 1) / GT_CLUSTER_M;
   const int cluster_tiles_n = (tiles_n + GT_CLUSTER_N - 1) / GT_CLUSTER_N;
   const int cluster_tiles = cluster_tiles_m * cluster_tiles_n;
-  // Work units: a cluster tile and one slice of k (with GT_SPLIT_K 1, a cluster tile).
-  const int units = cluster_tiles * GT_SPLIT_K;
-  const int first_unit = blockIdx.x / GT_CLUSTER, unit_step = gridDim.x / GT_CLUSTER;
   const int k_blocks_total = (int)((k + GT_BK - 1) / GT_BK);
+  const int cluster = blockIdx.x / GT_CLUSTER;
+  // Where the cluster-tile rows fit in one group of gt_tile_of's order, tile t is in row
+  // t mod cluster_tiles_m: stream-K then shares its tiles out by row, in lanes.
+  const int rows = cluster_tiles_m <= GT_GROUP_M ? cluster_tiles_m : 1;
+  const gt_work work = gt_work_of(cluster_tiles, gridDim.x / GT_CLUSTER, k_blocks_total, rows);
+  const gt_unit_range units = gt_units_of(work, cluster);
 
   if (warpgroup == 0) {
     asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
@@ -575,14 +691,13 @@ extern "C" __global__ void __launch_bounds__(GT_THREADS, 1) GT_CLUSTER_DIMS
       const bool loads_a = GT_CLUSTER_N == 1 || rank_n == 0;
       const bool loads_b = GT_CLUSTER_M == 1 || rank_m == 0;
       int it = 0;
-      for (int u = first_unit; u < units; u += unit_step) {
+      for (int u = units.first; u < units.end; u += units.step) {
+        const gt_unit unit = gt_unit_at(work, cluster, u);
         int tm, tn;
-        gt_tile_of(u / GT_SPLIT_K, cluster_tiles_m, cluster_tiles_n, tm, tn);
+        gt_tile_of(unit.tile, cluster_tiles_m, cluster_tiles_n, tm, tn);
         const int row0 = (tm * GT_CLUSTER_M + rank_m) * GT_BM;
         const int col0 = (tn * GT_CLUSTER_N + rank_n) * GT_BN;
-        const int slice = u % GT_SPLIT_K;
-        const int kb_end = (slice + 1) * k_blocks_total / GT_SPLIT_K;
-        for (int kb = slice * k_blocks_total / GT_SPLIT_K; kb < kb_end; ++kb, ++it) {
+        for (int kb = unit.kb_begin; kb < unit.kb_end; ++kb, ++it) {
           const int s = it % GT_STAGES;
           const gt_u32 parity = (it / GT_STAGES) & 1;
           gt_barrier_wait(empty + 8 * s, parity ^ 1);
@@ -613,14 +728,13 @@ extern "C" __global__ void __launch_bounds__(GT_THREADS, 1) GT_CLUSTER_DIMS
 #else
     const int rows_offset = consumer * GT_WG_M;
 #endif
-    int it = 0, local = 0;
+    int it = 0;
 #if GT_C_TMA
     int chunks = 0;  // this consumer's C chunks so far, which pick its staging buffer
 #endif
-    for (int u = first_unit; u < units; u += unit_step, ++local) {
-      const int slice = u % GT_SPLIT_K;
-      const int kb_begin = slice * k_blocks_total / GT_SPLIT_K;
-      const int k_blocks = (slice + 1) * k_blocks_total / GT_SPLIT_K - kb_begin;
+    for (int u = units.first, local = 0; u < units.end; u += units.step, ++local) {
+      const gt_unit unit = gt_unit_at(work, cluster, u);
+      const int k_blocks = unit.kb_end - unit.kb_begin;
 #if GT_PINGPONG
       if (local % GT_CONSUMERS != consumer) {
         it += k_blocks;  // the other consumer's unit: its stages are not ours to read
@@ -631,7 +745,7 @@ extern "C" __global__ void __launch_bounds__(GT_THREADS, 1) GT_CLUSTER_DIMS
       gt_barrier_wait(turn + 8 * consumer, (gt_u32)((own & 1) ^ (consumer == 0 ? 1 : 0)));
 #endif
       int tm, tn;
-      gt_tile_of(u / GT_SPLIT_K, cluster_tiles_m, cluster_tiles_n, tm, tn);
+      gt_tile_of(unit.tile, cluster_tiles_m, cluster_tiles_n, tm, tn);
       const long long row0 = (long long)(tm * GT_CLUSTER_M + rank_m) * GT_BM + rows_offset;
       const long long col0 = (long long)(tn * GT_CLUSTER_N + rank_n) * GT_BN;
 #pragma unroll
@@ -682,9 +796,20 @@ extern "C" __global__ void __launch_bounds__(GT_THREADS, 1) GT_CLUSTER_DIMS
         const int tile_m = tm * GT_CLUSTER_M + rank_m, tile_n = tn * GT_CLUSTER_N + rank_n;
         if (row0 >= m || col0 >= n) continue;  // a cluster's tile past the edge: nothing to write
         const int slot = (tile_m * tiles_n + tile_n) * GT_CONSUMER_SLOTS + (GT_PINGPONG ? 0 : consumer);
-        if (!gt_split_fixup(acc, workspace, tile_counters, slot, tiles_m * tiles_n * GT_CONSUMER_SLOTS, slice,
+        if (!gt_split_fixup(acc, workspace, tile_counters, slot, tiles_m * tiles_n * GT_CONSUMER_SLOTS, unit.part,
                             last_flags + 4 * consumer, consumer)) {
           continue;  // another slice of this tile finishes it
+        }
+      }
+#elif GT_STREAM_K
+      if (!gt_sk_whole(&work, unit)) {
+        const int tile_m = tm * GT_CLUSTER_M + rank_m, tile_n = tn * GT_CLUSTER_N + rank_n;
+        if (row0 >= m || col0 >= n) continue;  // a cluster's tile past the edge: nothing to write
+        const int consumer_slot = GT_PINGPONG ? 0 : consumer;
+        int* counter = tile_counters + (tile_m * tiles_n + tile_n) * GT_CONSUMER_SLOTS + consumer_slot;
+        if (!gt_stream_k_fixup(acc, workspace, counter, work, cluster, unit, (int)rank * GT_CONSUMER_SLOTS + consumer_slot,
+                               last_flags + 4 * consumer, consumer)) {
+          continue;  // another piece of this tile finishes it
         }
       }
 #endif
