@@ -93,6 +93,27 @@ TEST(WgmmaLaunch, EveryLayoutOfSixteenBitInputsWithOddSizes) {
   EXPECT_EQ(ran, 4 * 2 * at_most(4));
 }
 
+// Between 256 and 512 rows the swapped tiles split m evenly (300: two tiles of 152, a width
+// that is no power of two and leaves the TMA-store epilogue out): bf16, f16 with f32 out and
+// beta, s8 (its widths step by 16), and a tile count along m' that is not a multiple of it.
+TEST(WgmmaLaunch, MidMSwappedTilesSplittingMEvenlyMatchTheReference) {
+  SKIP_WITHOUT_HOPPER();
+  int ran = 0, expected = 0;
+  for (const Problem& p : {testing::test_problem(300, 1000, 1040, DType::bf16, "nt", DType::bf16, 0.0),
+                           testing::test_problem(264, 1032, 520, DType::f16, "nt", DType::f32, 0.5),
+                           testing::test_problem(456, 392, 1040, DType::s8, "nt", DType::s32, 0.0)}) {
+    auto wgmma = backend();
+    std::vector<KernelConfig> configs;
+    for (const KernelConfig& c : wgmma->configs(p, SearchSpace::default_space)) {
+      if (c.swap_ab) configs.push_back(c);
+    }
+    EXPECT_GE(configs.size(), 2u) << p.describe();
+    expected += int(configs.size());
+    ran += testing::run_and_verify(*wgmma, p, 0, configs, &compile_gemm_wgmma, 2);
+  }
+  EXPECT_EQ(ran, expected);
+}
+
 TEST(WgmmaLaunch, SmallMRunsTheSwappedConfigsDownToOneRow) {
   SKIP_WITHOUT_HOPPER();
   int swapped = 0;
