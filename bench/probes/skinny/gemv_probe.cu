@@ -4,8 +4,9 @@
 // 13 runtime and cuBLASLt under /usr/local/cuda/lib64, found through the binary's rpath):
 //
 //   bench/probes/skinny/build.sh                   # -> build/probes/gemv_probe
-//   build/probes/gemv_probe                        # check, then bench; about a minute
+//   build/probes/gemv_probe                        # check, then bench; one to two minutes
 //   build/probes/gemv_probe check | bench          # one half
+//   GEMV_PROBE_ALL=1 build/probes/gemv_probe bench # every timed candidate, not each variant's best
 //
 // check: every variant and dtype against a float64 host reference, every element of C, on
 // random inputs (never zeros): m ∈ {1, 2, 3, 5, 8, 16} (m < M for 3 and 5), odd n and k
@@ -184,6 +185,7 @@ DeviceBuffer random_matrix(Type t, long long rows, long long cols, long long ld,
   DeviceBuffer buf(std::size_t(rows * ld) * size_of(t));
   fill_random<<<1024, 256>>>(buf.ptr, int(t), rows, cols, ld, seed, values == Values::small_integers, poison_bits(t));
   CUDA_OK(cudaGetLastError());
+  CUDA_OK(cudaDeviceSynchronize());  // the kernels run on another stream, which does not wait for this one
   return buf;
 }
 
