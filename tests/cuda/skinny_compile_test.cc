@@ -21,11 +21,11 @@ Problem make(std::int64_t m, std::int64_t n, std::int64_t k, DType type, const c
   return *Problem::create(spec);
 }
 
-// Each distinct instance of the problem's default configs (split 1 and split > 1 are two).
+// Each distinct instance of the problem's default tensor-core configs (split 1 and split > 1 are two).
 std::vector<CompileJob> jobs_of(const Problem& p) {
   std::vector<CompileJob> jobs;
   std::set<std::pair<std::string, bool>> seen;
-  for (const KernelConfig& c : skinny_configs(p, SearchSpace::default_space, h100())) {
+  for (const KernelConfig& c : skinny_mma_configs(p, SearchSpace::default_space, h100())) {
     KernelConfig base = c;
     base.split_k = 1;
     if (seen.insert({base.to_string(), c.split_k > 1}).second) jobs.push_back({p, c});

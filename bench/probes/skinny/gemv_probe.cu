@@ -1,4 +1,5 @@
-// Probe of the GEMV-style decode kernel (gemv_kernel.cuh, issue 30), outside the library.
+// Probe of the GEMV-style decode kernel (the library's src/backends/cuda/kernels/gemm_gemv.cuh, issue
+// 30), its templates instantiated here outside the library.
 //
 // Built here (needs nvcc), run on the GPU machine from the repository root (needs only the CUDA
 // 13 runtime and cuBLASLt under /usr/local/cuda/lib64, found through the binary's rpath):
@@ -42,7 +43,7 @@
 #include <vector>
 
 #include "../memory/read_once.cuh"
-#include "gemv_kernel.cuh"
+#include "../../../src/backends/cuda/kernels/gemm_gemv.cuh"
 
 namespace {
 

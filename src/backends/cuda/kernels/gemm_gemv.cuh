@@ -1,4 +1,6 @@
-// A GEMV-style kernel for decode shapes (issue 30): C = alpha·A·Bᵀ + beta·C with A m×k and B
+// gemmtune's GEMV-style kernel (backend "skinny", config field kernel=gemv), compiled at run time by
+// NVRTC (one instantiation per GV_* macros, entry gemmtune_gemm_gemv below) and, templated, by the
+// probe bench/probes/skinny/gemv_probe.cu and the host emulation test. For decode shapes (issue 30): C = alpha·A·Bᵀ + beta·C with A m×k and B
 // n×k both k-contiguous ("nt", B the weights of a linear layer), m ≤ 16. The whole cost is one
 // pass over B, so the kernel is built after the read-floor probe's access pattern
 // (bench/probes/memory/read_once.cuh) rather than a tensor-core tile:
@@ -40,6 +42,14 @@
 // crosses k loads element by element). Shared memory (A_SHARED): M × (steps of the largest
 // slice) × 512 bytes. Workspace (split > 1): split × groups × pow2(R·M) accumulators; counters:
 // groups ints, zero before the first launch. It includes no header (NVRTC).
+//
+// NVRTC entry (GV_ENTRY defined): extern "C" gemmtune_gemm_gemv, one instantiation from the macros
+//   GV_IN, GV_OUT   dtype codes as GT_IN and GT_OUT
+//   GV_M            rows of A computed (1, 2, 4 or 8; the run-time m ≤ GV_M)
+//   GV_R, GV_U      rows of B per warp, steps per batch
+//   GV_STAGES       1 or 2
+//   GV_A_SHARED     1: A's slice in shared memory; 0: A through L1
+//   GV_THREADS      threads per CTA (the launch bound; the kernel itself reads blockDim)
 
 typedef unsigned int gv_u32;
 
@@ -142,8 +152,17 @@ __device__ __forceinline__ int gv_load_partial(const int* p) {
   asm volatile("ld.global.cg.s32 %0, [%1];" : "=r"(v) : "l"(p));
   return v;
 }
-__device__ __forceinline__ void gv_launch_dependents() { asm volatile("griddepcontrol.launch_dependents;"); }
-__device__ __forceinline__ void gv_wait_for_previous_grid() { asm volatile("griddepcontrol.wait;" ::: "memory"); }
+// griddepcontrol exists from sm_90; before it a kernel is never launched overlapped, so nothing to wait for.
+__device__ __forceinline__ void gv_launch_dependents() {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;");
+#endif
+}
+__device__ __forceinline__ void gv_wait_for_previous_grid() {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
 __device__ __forceinline__ int gv_dp4a(gv_u32 a, gv_u32 b, int c) {
   int d;
   asm("dp4a.s32.s32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
@@ -547,3 +566,15 @@ __device__ __forceinline__ void gv_gemv(const typename GvIn<IN>::elem_t* a, cons
     gv_finish_group<IN, OUT, M, R>(acc, group, out, lane);
   }
 }
+
+#ifdef GV_ENTRY
+// The backend's instantiation. One CTA an SM at the least: ptxas may take all 255 registers where
+// a variant needs them (the probe found it otherwise capped some at 64 registers and spilled).
+extern "C" __global__ void __launch_bounds__(GV_THREADS, 1)
+    gemmtune_gemm_gemv(const GvIn<GV_IN>::elem_t* a, const GvIn<GV_IN>::elem_t* b, GvOut<GV_OUT>::type* c,
+                       GvIn<GV_IN>::acc_t* workspace, int* counters, long long m, long long n, long long k,
+                       long long lda, long long ldb, long long ldc, float alpha, float beta) {
+  gv_gemv<GV_IN, GV_OUT, GV_M, GV_R, GV_U, GV_STAGES, GV_A_SHARED != 0>(a, b, c, workspace, counters, m, n, k, lda,
+                                                                         ldb, ldc, alpha, beta);
+}
+#endif
