@@ -64,6 +64,17 @@ struct KernelConfig {
   // tile, 5 direct stream, 6 direct axpy, 7 direct pairs, 8 direct rows-dots; cpu_kernels.h).
   std::int32_t algo = 0;
 
+  // --- skinny family (backend "skinny") ---
+  // Which of the family's kernels (see kernel_name): 0 the tensor-core kernel (mma), 1 gemv (CUDA-core
+  // dot products for m ≤ 8: a warp streams a few whole rows of B with 16-byte loads).
+  std::int32_t kernel = 0;
+  // gemv: 1 reads A through L1 where every warp of the SM finds it, 0 stages A's slice of k in
+  // shared memory once per CTA (see a_source_name).
+  std::int32_t a_source = 0;
+  // gemv: how many CTAs along n (see grid_name): 0 one wave that gives every warp the same number of
+  // row groups (balanced); 1 as many CTAs as the SMs hold at once (fill).
+  std::int32_t grid = 0;
+
   auto operator<=>(const KernelConfig&) const = default;
 
   // Fields that are set, in declaration order: "bm=96 bn=2048 bk=256 mm=6 mn=32 thr=2 isa=avx512".
@@ -79,5 +90,12 @@ struct KernelConfig {
 };
 
 std::string_view cpu_isa_name(std::int32_t isa);
+std::string_view kernel_name(std::int32_t kernel);      // "mma", "gemv"
+std::string_view a_source_name(std::int32_t a_source);  // "smem", "l1"
+std::string_view grid_name(std::int32_t grid);          // "balanced", "fill"
+
+// KernelConfig::kernel values.
+inline constexpr std::int32_t kKernelMma = 0;
+inline constexpr std::int32_t kKernelGemv = 1;
 
 }  // namespace gemmtune

@@ -83,7 +83,7 @@ std::vector<BackendAvailability> compiled_backends(DeviceKind kind) {
 #ifdef GEMMTUNE_HAVE_CUDA
     list.push_back({"cublaslt", true, "cuBLASLt, its top heuristic algorithms as choices"});
     list.push_back({"wgmma", true, "gemmtune's NVRTC-compiled Hopper templates (TMA, wgmma; sm_90a)"});
-    list.push_back({"skinny", true, "gemmtune's NVRTC-compiled kernels for m <= 64 (weights streamed, split k in one launch)"});
+    list.push_back({"skinny", true, "gemmtune's NVRTC-compiled kernels for m <= 64 (weights streamed, split k in one launch; gemv for m <= 8)"});
     list.push_back({"cuda", true, "gemmtune's NVRTC-compiled tensor-core templates (mma.sync); on Hopper only where wgmma cannot map the problem, or in the exhaustive space"});
 #else
     list.push_back({"cublaslt", false, "not built (CUDA toolkit not found or GEMMTUNE_WITH_CUDA=OFF)"});

@@ -2,17 +2,29 @@
 
 #include <array>
 #include <charconv>
+#include <span>
 #include <string>
 
 namespace gemmtune {
 namespace {
 
-// One row per field: the short name to_string() prints and parse() reads. Keeping the list as
+constexpr std::array<std::string_view, 5> kIsaNames{"generic", "avx2", "avx512", "avx512_vnni", "avx512_bf16"};
+constexpr std::array<std::string_view, 2> kKernelNames{"mma", "gemv"};
+constexpr std::array<std::string_view, 2> kASourceNames{"smem", "l1"};
+constexpr std::array<std::string_view, 2> kGridNames{"balanced", "fill"};
+
+// One row per field: the short name to_string() prints and parse() reads, and for an enumerated
+// field the names of its values (value i is names[i]; a number otherwise). Keeping the list as
 // data means a new field cannot be printed but not parsed, or the other way round.
 struct Field {
   std::string_view name;
   std::int32_t KernelConfig::*member;
+  std::span<const std::string_view> value_names = {};
 };
+
+std::string_view name_of_value(std::span<const std::string_view> names, std::int32_t value) {
+  return value >= 0 && value < std::int32_t(names.size()) ? names[std::size_t(value)] : "?";
+}
 
 constexpr std::array kFields{
     Field{"bm", &KernelConfig::block_m},     Field{"bn", &KernelConfig::block_n},
@@ -22,17 +34,17 @@ constexpr std::array kFields{
     Field{"cm", &KernelConfig::cluster_m},   Field{"cn", &KernelConfig::cluster_n},
     Field{"swap", &KernelConfig::swap_ab},   Field{"pp", &KernelConfig::pingpong},
     Field{"mm", &KernelConfig::micro_m},     Field{"mn", &KernelConfig::micro_n},
-    Field{"thr", &KernelConfig::threads},    Field{"isa", &KernelConfig::isa},
-    Field{"algo", &KernelConfig::algo},
+    Field{"thr", &KernelConfig::threads},    Field{"isa", &KernelConfig::isa, kIsaNames},
+    Field{"algo", &KernelConfig::algo},      Field{"kernel", &KernelConfig::kernel, kKernelNames},
+    Field{"a", &KernelConfig::a_source, kASourceNames}, Field{"grid", &KernelConfig::grid, kGridNames},
 };
-
-constexpr std::array<std::string_view, 5> kIsaNames{"generic", "avx2", "avx512", "avx512_vnni", "avx512_bf16"};
 
 }  // namespace
 
-std::string_view cpu_isa_name(std::int32_t isa) {
-  return isa >= 0 && isa < std::int32_t(kIsaNames.size()) ? kIsaNames[isa] : "?";
-}
+std::string_view cpu_isa_name(std::int32_t isa) { return name_of_value(kIsaNames, isa); }
+std::string_view kernel_name(std::int32_t kernel) { return name_of_value(kKernelNames, kernel); }
+std::string_view a_source_name(std::int32_t a_source) { return name_of_value(kASourceNames, a_source); }
+std::string_view grid_name(std::int32_t grid) { return name_of_value(kGridNames, grid); }
 
 std::string KernelConfig::to_string() const {
   std::string out;
@@ -42,7 +54,7 @@ std::string KernelConfig::to_string() const {
     if (!out.empty()) out += ' ';
     out += field.name;
     out += '=';
-    out += field.member == &KernelConfig::isa ? std::string(cpu_isa_name(value)) : std::to_string(value);
+    out += field.value_names.empty() ? std::to_string(value) : std::string(name_of_value(field.value_names, value));
   }
   return out.empty() ? "-" : out;
 }
@@ -84,9 +96,9 @@ Result<KernelConfig> KernelConfig::parse(std::string_view text) {
       return Status(ErrorCode::corrupt_data, "unknown config field '" + std::string(name) + "'");
     }
     std::int32_t value = -1;
-    if (field->member == &KernelConfig::isa) {
-      for (std::size_t i = 0; i < kIsaNames.size(); ++i) {
-        if (kIsaNames[i] == value_text) value = std::int32_t(i);
+    if (!field->value_names.empty()) {
+      for (std::size_t i = 0; i < field->value_names.size(); ++i) {
+        if (field->value_names[i] == value_text) value = std::int32_t(i);
       }
     } else {
       auto [ptr, ec] = std::from_chars(value_text.data(), value_text.data() + value_text.size(), value);

@@ -32,7 +32,8 @@ const DriverApi& driver() {
                      resolve("cuModuleUnload", d.module_unload), resolve("cuModuleGetFunction", d.module_get_function),
                      resolve("cuFuncSetAttribute", d.func_set_attribute), resolve("cuLaunchKernel", d.launch_kernel),
                      resolve("cuLaunchKernelEx", d.launch_kernel_ex),
-                     resolve("cuOccupancyMaxActiveClusters", d.occupancy_max_active_clusters)}) {
+                     resolve("cuOccupancyMaxActiveClusters", d.occupancy_max_active_clusters),
+                     resolve("cuOccupancyMaxActiveBlocksPerMultiprocessor", d.occupancy_max_active_blocks)}) {
       if (!s.is_ok() && d.status.is_ok()) d.status = s;
     }
     return d;

@@ -33,6 +33,7 @@ struct DriverApi {
   decltype(&::cuLaunchKernel) launch_kernel = nullptr;
   decltype(&::cuLaunchKernelEx) launch_kernel_ex = nullptr;
   decltype(&::cuOccupancyMaxActiveClusters) occupancy_max_active_clusters = nullptr;
+  decltype(&::cuOccupancyMaxActiveBlocksPerMultiprocessor) occupancy_max_active_blocks = nullptr;
   Status status;  // why an entry point is missing, if one is
 };
 

@@ -1,6 +1,7 @@
 # Sources of the NVRTC template backends: "cuda" (mma.sync, any GPU from sm_80), "wgmma"
-# (Hopper) and "skinny" (m <= 64). Each kernel template is a CUDA C++ file in the tree, embedded
-# into the library as a string at build time; it is regenerated whenever the .cuh changes.
+# (Hopper) and "skinny" (m <= 64: gemm_skinny.cuh, and gemm_gemv.cuh for m <= 8). Each kernel
+# template is a CUDA C++ file in the tree, embedded into the library as a string at build time;
+# it is regenerated whenever the .cuh changes.
 # gemmtune_embed_kernel(NAME [INCLUDED...]): kernels/NAME.cuh as generated/NAME_source.cc, defining
 # NAME_source(); INCLUDED are the files of kernels/ it includes, which the embedding inlines.
 function(gemmtune_embed_kernel name)
@@ -19,6 +20,7 @@ endfunction()
 gemmtune_embed_kernel(gemm_mma)
 gemmtune_embed_kernel(gemm_wgmma wgmma_stream_k.cuh)
 gemmtune_embed_kernel(gemm_skinny)
+gemmtune_embed_kernel(gemm_gemv)
 gemmtune_embed_kernel(verify)
 
 set(GEMMTUNE_CUDA_NVRTC_SOURCES
@@ -33,7 +35,9 @@ set(GEMMTUNE_CUDA_NVRTC_SOURCES
   backends/cuda/wgmma_tensor_map.cc
   backends/cuda/skinny_backend.cc
   backends/cuda/skinny_config_space.cc
+  backends/cuda/skinny_gemv.cc
   ${CMAKE_CURRENT_BINARY_DIR}/generated/gemm_mma_source.cc
   ${CMAKE_CURRENT_BINARY_DIR}/generated/gemm_wgmma_source.cc
   ${CMAKE_CURRENT_BINARY_DIR}/generated/gemm_skinny_source.cc
+  ${CMAKE_CURRENT_BINARY_DIR}/generated/gemm_gemv_source.cc
   ${CMAKE_CURRENT_BINARY_DIR}/generated/verify_source.cc)

@@ -1,4 +1,5 @@
-// Backend "skinny": gemmtune's kernels for m ≤ 64, compiled at run time with NVRTC.
+// Backend "skinny": gemmtune's kernels for m ≤ 64, compiled at run time with NVRTC: the tensor-core
+// kernel (gemm_skinny.cuh) and, for m ≤ 8, gemv (gemm_gemv.cuh), chosen by the config's kernel field.
 #include "skinny_backend.h"
 
 #include <atomic>
@@ -9,6 +10,7 @@
 #include "cuda_check.h"
 #include "cuda_module.h"
 #include "skinny_config_space.h"
+#include "skinny_gemv.h"
 #include "worker_client.h"
 
 namespace gemmtune::cuda {
@@ -17,6 +19,57 @@ namespace {
 std::atomic<std::int64_t> skinny_compilations{0};
 
 bool aligned16(const void* p) { return (reinterpret_cast<std::uintptr_t>(p) & 15) == 0; }
+
+struct Grid {
+  unsigned x = 1, y = 1;
+};
+
+// How one of the family's kernels is launched; both take the same parameters.
+struct LaunchShape {
+  CUfunction function = nullptr;
+  Grid grid;
+  int threads = 0;
+  std::int64_t shared_bytes = 0;
+  std::int64_t counters_offset = 0;  // into the scratch, which holds the split-k partial sums first
+  bool pdl = false;
+  const char* what = "";
+};
+
+// Enqueues the kernel on args.stream for `p`. With a scratch (split k) the runs take turns, as
+// they share the partial sums and the counters. With `pdl` (programmatic stream serialization)
+// the kernel may start while the previous one in the stream finishes; it waits for it
+// (griddepcontrol.wait) before it reads A or writes C.
+Status enqueue_gemm(const Problem& p, const GemmArgs& args, const CudaModule& module, SerializedScratch& scratch,
+                    const LaunchShape& shape) {
+  GEMMTUNE_RETURN_IF_ERROR(module.make_current());
+  const void* a = args.a;
+  const void* b = args.b;
+  void* c = args.c;
+  void* workspace = scratch.data();
+  void* counters = workspace != nullptr ? static_cast<char*>(workspace) + shape.counters_offset : nullptr;
+  long long m = p.m(), n = p.n(), k = p.k(), lda = p.lda(), ldb = p.ldb(), ldc = p.ldc();
+  float alpha = float(p.alpha()), beta = float(p.beta());
+  void* params[] = {&a, &b, &c, &workspace, &counters, &m, &n, &k, &lda, &ldb, &ldc, &alpha, &beta};
+  std::unique_lock<std::mutex> turn;
+  if (workspace != nullptr) {
+    GEMMTUNE_ASSIGN_OR_RETURN(turn, scratch.begin(args.stream));
+  }
+  CUlaunchAttribute overlap{};
+  overlap.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+  overlap.value.programmaticStreamSerializationAllowed = 1;
+  CUlaunchConfig launch{};
+  launch.gridDimX = shape.grid.x;
+  launch.gridDimY = shape.grid.y;
+  launch.gridDimZ = 1;
+  launch.blockDimX = unsigned(shape.threads);
+  launch.blockDimY = launch.blockDimZ = 1;
+  launch.sharedMemBytes = unsigned(shape.shared_bytes);
+  launch.hStream = static_cast<CUstream>(args.stream);
+  launch.attrs = shape.pdl ? &overlap : nullptr;
+  launch.numAttrs = shape.pdl ? 1 : 0;
+  GEMMTUNE_RETURN_IF_ERROR(check_driver(driver().launch_kernel_ex(&launch, shape.function, params, nullptr), shape.what));
+  return workspace != nullptr ? scratch.finish(args.stream) : Status::ok();
+}
 
 class SkinnyKernel final : public Kernel {
  public:
@@ -42,37 +95,9 @@ class SkinnyKernel final : public Kernel {
     if (instance_.vec && p.k() > 0 && (!aligned16(args.b) || (instance_.a_kcontig && !aligned16(args.a)))) {
       return unsupported("skinny kernel with 16-byte loads: A or B is not 16-byte aligned");
     }
-    GEMMTUNE_RETURN_IF_ERROR(module_.make_current());
-    const void* a = args.a;
-    const void* b = args.b;
-    void* c = args.c;
-    void* workspace = scratch_.data();
-    void* counters = workspace != nullptr ? static_cast<char*>(workspace) + instance_.counters_offset(p.n()) : nullptr;
-    long long m = p.m(), n = p.n(), k = p.k(), lda = p.lda(), ldb = p.ldb(), ldc = p.ldc();
-    float alpha = float(p.alpha()), beta = float(p.beta());
-    void* params[] = {&a, &b, &c, &workspace, &counters, &m, &n, &k, &lda, &ldb, &ldc, &alpha, &beta};
-    std::unique_lock<std::mutex> turn;
-    if (workspace != nullptr) {
-      GEMMTUNE_ASSIGN_OR_RETURN(turn, scratch_.begin(args.stream));
-    }
-    // With programmatic stream serialization the kernel may start while the previous one in the
-    // stream finishes; it waits for it (griddepcontrol.wait) before it reads A or writes C.
-    CUlaunchAttribute overlap{};
-    overlap.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
-    overlap.value.programmaticStreamSerializationAllowed = 1;
-    CUlaunchConfig launch{};
-    launch.gridDimX = blocks_;
-    launch.gridDimY = unsigned(instance_.split_k);
-    launch.gridDimZ = 1;
-    launch.blockDimX = unsigned(instance_.threads());
-    launch.blockDimY = launch.blockDimZ = 1;
-    launch.sharedMemBytes = unsigned(instance_.shared_bytes());
-    launch.hStream = static_cast<CUstream>(args.stream);
-    launch.attrs = pdl_ ? &overlap : nullptr;
-    launch.numAttrs = pdl_ ? 1 : 0;
-    GEMMTUNE_RETURN_IF_ERROR(check_driver(driver().launch_kernel_ex(&launch, function_, params, nullptr),
-                                          "cuLaunchKernelEx(gemmtune_gemm_skinny)"));
-    return workspace != nullptr ? scratch_.finish(args.stream) : Status::ok();
+    return enqueue_gemm(p, args, module_, scratch_,
+                        {function_, {blocks_, unsigned(instance_.split_k)}, instance_.threads(), instance_.shared_bytes(),
+                         instance_.counters_offset(p.n()), pdl_, "cuLaunchKernelEx(gemmtune_gemm_skinny)"});
   }
 
   std::size_t workspace_bytes() const override { return scratch_.bytes(); }
@@ -85,6 +110,60 @@ class SkinnyKernel final : public Kernel {
   unsigned blocks_ = 1;
   bool pdl_ = false;  // launched with programmatic stream serialization (the kernel has GT_PDL)
   SerializedScratch scratch_;  // split-k partial sums and block counters
+};
+
+// kernel=gemv: gemm_gemv.cuh, one warp a few rows of B. Its grid depends on how many CTAs an SM
+// holds, which the driver says once the function is loaded.
+class GemvKernel final : public Kernel {
+ public:
+  GemvKernel(const Problem& problem, const KernelConfig& config)
+      : problem_(problem), instance_(gemv_instance(problem, config)) {}
+
+  Status load(const CudaInfo& device, const std::string& cubin) {
+    GEMMTUNE_RETURN_IF_ERROR(module_.load(device.index, cubin));
+    shared_bytes_ = instance_.shared_bytes(problem_.k());
+    GEMMTUNE_ASSIGN_OR_RETURN(function_, module_.function("gemmtune_gemm_gemv", shared_bytes_));
+    // As the probe: the most shared memory where A sits there, else the most L1 for A's lines.
+    const int carveout = instance_.a_shared ? CU_SHAREDMEM_CARVEOUT_MAX_SHARED : CU_SHAREDMEM_CARVEOUT_MAX_L1;
+    GEMMTUNE_RETURN_IF_ERROR(check_driver(
+        driver().func_set_attribute(function_, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, carveout),
+        "cuFuncSetAttribute(gemmtune_gemm_gemv, carveout)"));
+    int ctas_per_sm = 0;
+    GEMMTUNE_RETURN_IF_ERROR(check_driver(driver().occupancy_max_active_blocks(&ctas_per_sm, function_,
+                                                                               instance_.threads(), shared_bytes_),
+                                          "cuOccupancyMaxActiveBlocksPerMultiprocessor(gemmtune_gemm_gemv)"));
+    if (ctas_per_sm == 0) return unsupported("no CTA of this gemv config fits an SM");
+    grid_ = {unsigned(instance_.grid_x(problem_.n(), device.sm_count, ctas_per_sm)), unsigned(instance_.split_k)};
+    pdl_ = skinny_uses_pdl(device.arch());
+    // The counters start at zero, and the warp that finishes a group last sets its own back.
+    return scratch_.allocate(std::size_t(instance_.workspace_bytes(problem_.n())));
+  }
+
+  // Enqueues on args.stream and returns. Split-k runs share the workspace and its counters and
+  // take turns (SerializedScratch), as the tensor-core kernel's.
+  Status run(const GemmArgs& args) override {
+    const Problem& p = problem_;
+    if (p.m() == 0 || p.n() == 0) return Status::ok();
+    // Every lane loads 16 bytes of A and of B (the rows were checked when the config was chosen).
+    if (p.k() > 0 && (!aligned16(args.a) || !aligned16(args.b))) {
+      return unsupported("gemv kernel with 16-byte loads: A or B is not 16-byte aligned");
+    }
+    return enqueue_gemm(p, args, module_, scratch_,
+                        {function_, grid_, instance_.threads(), shared_bytes_, instance_.counters_offset(p.n()), pdl_,
+                         "cuLaunchKernelEx(gemmtune_gemm_gemv)"});
+  }
+
+  std::size_t workspace_bytes() const override { return scratch_.bytes(); }
+
+ private:
+  const Problem problem_;
+  const GemvInstance instance_;
+  CudaModule module_;
+  CUfunction function_ = nullptr;
+  std::int64_t shared_bytes_ = 0;
+  Grid grid_;
+  bool pdl_ = false;
+  SerializedScratch scratch_;  // split-k partial sums and group counters
 };
 
 class SkinnyBackend final : public Backend {
@@ -104,10 +183,13 @@ class SkinnyBackend final : public Backend {
   }
 
   Result<std::unique_ptr<Kernel>> prepare(const Problem& problem, const KernelConfig& config) const override {
-    return prepare_jit_kernel<SkinnyKernel>(
-        device_, problem, config, "skinny",
-        [&](bool recompile) { return compile_gemm_skinny(problem, config, device_, recompile); },
-        [&] { return std::make_unique<SkinnyKernel>(problem, config); });
+    const auto compile = [&](bool recompile) { return compile_gemm_skinny(problem, config, device_, recompile); };
+    if (config.kernel == kKernelGemv) {
+      return prepare_jit_kernel<GemvKernel>(device_, problem, config, "skinny", compile,
+                                            [&] { return std::make_unique<GemvKernel>(problem, config); });
+    }
+    return prepare_jit_kernel<SkinnyKernel>(device_, problem, config, "skinny", compile,
+                                            [&] { return std::make_unique<SkinnyKernel>(problem, config); });
   }
 
  private:
@@ -117,11 +199,17 @@ class SkinnyBackend final : public Backend {
 }  // namespace
 
 std::string skinny_backend_version() {
-  static const std::string version = "gemm_skinny-" + to_hex(sha256(gemm_skinny_source())).substr(0, 16);
+  static const std::string version =
+      "gemm_skinny-" + to_hex(sha256(std::string(gemm_skinny_source()) + std::string(gemm_gemv_source()))).substr(0, 16);
   return version;
 }
 
 Status skinny_can_implement(const Problem& problem, const KernelConfig& config, const CudaInfo& device) {
+  if (config.kernel == kKernelGemv) {
+    GEMMTUNE_RETURN_IF_ERROR(check_gemv_problem(problem));
+    GEMMTUNE_RETURN_IF_ERROR(check_gemv_config_shape(config, problem));
+    return check_gemv_limits(config, problem, device);
+  }
   GEMMTUNE_RETURN_IF_ERROR(check_skinny_problem(problem));
   GEMMTUNE_RETURN_IF_ERROR(check_skinny_config_shape(config, problem));
   return check_skinny_limits(config, problem, device);
@@ -130,8 +218,10 @@ Status skinny_can_implement(const Problem& problem, const KernelConfig& config, 
 Result<CubinArtifact> compile_gemm_skinny(const Problem& problem, const KernelConfig& config, const CudaInfo& device,
                                           bool recompile) {
   GEMMTUNE_RETURN_IF_ERROR(skinny_can_implement(problem, config, device));
-  const SkinnyInstance instance = skinny_instance(problem, config);
-  auto artifact = obtain_cubin(gemm_skinny_source(), instance.options(device.arch()), recompile);
+  const bool gemv = config.kernel == kKernelGemv;
+  auto artifact = gemv ? obtain_cubin(gemm_gemv_source(), gemv_instance(problem, config).options(device.arch()), recompile)
+                       : obtain_cubin(gemm_skinny_source(), skinny_instance(problem, config).options(device.arch()),
+                                      recompile);
   if (!artifact.is_ok()) {
     return Status(artifact.status().code(), "compiling skinny " + config.to_string() + " for " + problem.describe() +
                                                 ": " + artifact.status().message());

@@ -2,7 +2,8 @@
 // dtypes and layouts, config) with NVRTC, for m ≤ 64 (LLM decoding): the weights streamed once
 // into registers by many CTAs over n and k, the slices of k summed inside the launch. Cached on
 // disk by content and checked in the worker process before first use, as the other NVRTC
-// families are. These functions are what the backend is built from; tests use them without a GPU.
+// families are. For m ≤ 8 with k contiguous in A and B the family also offers gemv
+// (kernels/gemm_gemv.cuh, config field kernel=gemv): CUDA-core dot products, a warp a few rows of B. These functions are what the backend is built from; tests use them without a GPU.
 #pragma once
 
 #include <string>
@@ -15,9 +16,10 @@
 
 namespace gemmtune::cuda {
 
-// The text of kernels/gemm_skinny.cuh, embedded at build time.
+// The texts of kernels/gemm_skinny.cuh and kernels/gemm_gemv.cuh, embedded at build time.
 std::string_view gemm_skinny_source();
-// "gemm_skinny-" + 16 hex digits of the SHA-256 of the template.
+std::string_view gemm_gemv_source();
+// "gemm_skinny-" + 16 hex digits of the SHA-256 of the two templates.
 std::string skinny_backend_version();
 
 // Ok when the backend can run `config` on `problem` on `device`, else why not.

@@ -7,6 +7,7 @@
 
 #include "../../core/config_space.h"
 #include "kernel_dtype_codes.h"
+#include "skinny_gemv.h"
 
 namespace gemmtune::cuda {
 namespace {
@@ -151,8 +152,10 @@ Status check_skinny_problem(const Problem& p) {
 
 Status check_skinny_config_shape(const KernelConfig& c, const Problem& p) {
   if (c.algo != 0 || c.micro_m != 0 || c.micro_n != 0 || c.threads != 0 || c.isa != 0 || c.group_m != 0 ||
-      c.cluster_m != 0 || c.cluster_n != 0 || c.swap_ab != 0 || c.pingpong != 0) {
-    return invalid_argument("the skinny family's fields are block_m, block_n, block_k, stages, warps and split_k");
+      c.cluster_m != 0 || c.cluster_n != 0 || c.swap_ab != 0 || c.pingpong != 0 || c.kernel != kKernelMma ||
+      c.a_source != 0 || c.grid != 0) {
+    return invalid_argument("the skinny family's tensor-core kernel's fields are block_m, block_n, block_k, stages, "
+                            "warps and split_k");
   }
   if (c.block_m % 8 != 0 || c.block_m < 8 || c.block_m > kSkinnyMaxRows || c.block_m < p.m()) {
     return unsupported("block_m " + text(c.block_m) + " must be a multiple of 8 from m (" + text(p.m()) + ") to " +
@@ -170,25 +173,42 @@ Status check_skinny_config_shape(const KernelConfig& c, const Problem& p) {
   if (c.block_k <= 0 || c.block_k % (p.a_type() == DType::s8 ? 4 : 2) != 0 || words % 16 != 0 || words > 128) {
     return unsupported("block_k " + text(c.block_k) + " must be 16, 32, 64 or 128 words of k");
   }
-  if (c.stages != 1 && c.stages != 2) return unsupported("stages must be 1 or 2");
-  const std::int64_t batches = batches_of(p, c);
-  if (c.split_k < 0 || c.split_k > kMaxSplitK || c.split_k > std::max<std::int64_t>(1, batches)) {
-    return unsupported("split_k " + text(c.split_k) + " must be in [1, " + text(kMaxSplitK) + "] and at most the " +
-                       text(batches) + " batches of k");
+  GEMMTUNE_RETURN_IF_ERROR(check_skinny_stages(c.stages));
+  GEMMTUNE_RETURN_IF_ERROR(check_skinny_split_k(c.split_k, batches_of(p, c), "batches"));
+  return check_skinny_registers(skinny_instance(p, c).registers_estimate());
+}
+
+Status check_skinny_stages(int stages) {
+  return stages == 1 || stages == 2 ? Status::ok() : unsupported("stages must be 1 or 2");
+}
+
+Status check_skinny_split_k(int split_k, std::int64_t units, const char* unit_name) {
+  if (split_k < 0 || split_k > kMaxSplitK || split_k > std::max<std::int64_t>(1, units)) {
+    return unsupported("split_k " + text(split_k) + " must be in [1, " + text(kMaxSplitK) + "] and at most the " +
+                       text(units) + " " + unit_name + " of k");
   }
-  const int registers = skinny_instance(p, c).registers_estimate();
-  if (registers > kMaxRegisters) {
-    return unsupported("about " + text(registers) + " registers a thread would spill (bound " + text(kMaxRegisters) + ")");
+  return Status::ok();
+}
+
+Status check_skinny_registers(int estimate) {
+  if (estimate > kMaxRegisters) {
+    return unsupported("about " + text(estimate) + " registers a thread would spill (bound " + text(kMaxRegisters) + ")");
+  }
+  return Status::ok();
+}
+
+Status check_skinny_device(const CudaInfo& device) {
+  // mma.sync with bf16 and the m16n8k32 s8 shape arrived with Ampere, and gemv's bf16
+  // conversions and cp.async with a source size with it.
+  if (device.cc_major < 8) {
+    return unsupported("the skinny family needs compute capability 8.0 or later; the device has " +
+                       text(device.cc_major) + "." + text(device.cc_minor));
   }
   return Status::ok();
 }
 
 Status check_skinny_limits(const KernelConfig& c, const Problem& p, const CudaInfo& device) {
-  // mma.sync with bf16 and the m16n8k32 s8 shape arrived with Ampere.
-  if (device.cc_major < 8) {
-    return unsupported("the skinny family needs compute capability 8.0 or later; the device has " +
-                       text(device.cc_major) + "." + text(device.cc_minor));
-  }
+  GEMMTUNE_RETURN_IF_ERROR(check_skinny_device(device));
   const SkinnyInstance w = skinny_instance(p, c);
   if (w.shared_bytes() > device.shared_memory_per_block_optin) {
     return unsupported("needs " + text(w.shared_bytes()) + " bytes of shared memory, the device allows " +
@@ -197,7 +217,7 @@ Status check_skinny_limits(const KernelConfig& c, const Problem& p, const CudaIn
   return Status::ok();
 }
 
-std::vector<KernelConfig> skinny_configs(const Problem& p, SearchSpace space, const CudaInfo& device) {
+std::vector<KernelConfig> skinny_mma_configs(const Problem& p, SearchSpace space, const CudaInfo& device) {
   if (!check_skinny_problem(p).is_ok()) return {};
   const std::vector<SkinnyListEntry> entries =
       space == SearchSpace::exhaustive ? skinny_exhaustive_entries() : skinny_default_list();
@@ -225,6 +245,13 @@ std::vector<KernelConfig> skinny_configs(const Problem& p, SearchSpace space, co
     }
   }
   return dedup_and_cap(configs, space == SearchSpace::exhaustive ? kSkinnyExhaustiveCap : kSkinnyDefaultCap);
+}
+
+std::vector<KernelConfig> skinny_configs(const Problem& p, SearchSpace space, const CudaInfo& device) {
+  std::vector<KernelConfig> configs = skinny_mma_configs(p, space, device);
+  const std::vector<KernelConfig> gemv = gemv_configs(p, space, device);
+  configs.insert(configs.end(), gemv.begin(), gemv.end());
+  return configs;
 }
 
 }  // namespace gemmtune::cuda

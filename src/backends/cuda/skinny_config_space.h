@@ -1,5 +1,7 @@
 // The config space of gemmtune's skinny template (backend "skinny", kernels/gemm_skinny.cuh):
-// m ≤ 64, the weights streamed once at memory speed. A config's fields:
+// m ≤ 64, the weights streamed once at memory speed. The family's second kernel, gemv
+// (kernel=gemv, m ≤ 8), has its own fields and space in skinny_gemv.h. The tensor-core kernel's
+// (kernel 0) fields:
 //   block_m  8·(mma tiles of m), the problem's m rounded up to 8 (the kernel's GT_MT)
 //   block_n  rows of n one CTA streams: warps × 16 × tiles per warp
 //   block_k  k elements of one register batch per warp
@@ -63,11 +65,22 @@ inline constexpr std::size_t kSkinnyExhaustiveCap = 256;
 Status check_skinny_problem(const Problem& problem);
 // Ok when the config is well formed for this problem and fits the registers, else why not.
 Status check_skinny_config_shape(const KernelConfig& config, const Problem& problem);
+// Checks both of the family's kernels make: stages 1 or 2; split_k in [1, 64] and at most the
+// `units` of k (batches, steps) named `unit_name`; a register estimate that does not spill; a
+// device of compute capability 8.0 or later.
+Status check_skinny_stages(int stages);
+Status check_skinny_split_k(int split_k, std::int64_t units, const char* unit_name);
+Status check_skinny_registers(int estimate);
+Status check_skinny_device(const CudaInfo& device);
 // Ok, or the hardware reason the config cannot run on this device.
 Status check_skinny_limits(const KernelConfig& config, const Problem& problem, const CudaInfo& device);
 
-// The candidates: each list row with split factors that give the grid about half, one and two
-// waves of CTAs on the device's SMs, pruned, deduplicated and capped.
+// The tensor-core kernel's candidates: each list row with split factors that give the grid about
+// half, one and two waves of CTAs on the device's SMs, pruned, deduplicated and capped.
+std::vector<KernelConfig> skinny_mma_configs(const Problem& problem, SearchSpace space, const CudaInfo& device);
+
+// The family's candidates: the tensor-core kernel's, then gemv's where it applies (m ≤ 8, nt;
+// skinny_gemv.h), each list capped on its own.
 std::vector<KernelConfig> skinny_configs(const Problem& problem, SearchSpace space, const CudaInfo& device);
 
 }  // namespace gemmtune::cuda
