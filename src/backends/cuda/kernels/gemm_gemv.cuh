@@ -320,7 +320,14 @@ __device__ __forceinline__ void gv_stage_a(gv_u32x4* a_s, const typename GvIn<IN
     const long long kk = (long long)slice.begin * 32 * kEpv + (long long)(v - i * row_vectors) * kEpv;
     const long long left = i < m ? k - kk : 0;
     const int bytes = left <= 0 ? 0 : left >= kEpv ? 16 : (int)left * kEsize;
-    gv_copy_async16(a_s + v, bytes ? a + i * lda + kk : a, bytes);
+    if (bytes == 16) {
+      gv_copy_async16(a_s + v, a + i * lda + kk, 16);
+    } else {
+      // The vector that crosses k goes element by element (zeros past k), and one past m or k
+      // reads nothing: a partial cp.async reads only its source bytes, but compute-sanitizer
+      // counts all 16 as read, past A's end.
+      a_s[v] = bytes ? gv_load_vector_checked<IN, false>(a + i * lda + kk, kk, k) : gv_u32x4{{0, 0, 0, 0}};
+    }
   }
   gv_copy_async_wait_all();
   __syncthreads();
