@@ -45,6 +45,8 @@ constexpr std::int64_t kSwapBelowM = 256;
 // 2026-11-26-h100-wgmma-mid-m.md): 300x14336x4096 72.5 us against 87.8 for the best unswapped
 // tile, 300x4096x4096 22.5 against 27.6; at 256 and 512 rows the unswapped tiles stay faster.
 constexpr std::int64_t kBalancedSwapBelowM = 512;
+// ... where unswapped 128-row tiles would pad m by at least this fraction (300 rows: 22 %).
+constexpr double kBalancedSwapMinPadding = 0.10;
 
 std::string text(std::int64_t value) { return std::to_string(value); }
 
@@ -323,6 +325,10 @@ namespace {
 // m', for a short n).
 std::vector<KernelConfig> balanced_swapped_tiles(const Problem& p, const CudaInfo& device) {
   if (p.m() < kSwapBelowM || p.m() >= kBalancedSwapBelowM) return {};
+  // Where 128-row tiles cover m with little padding (256, 384 rows: none) the unswapped tiles
+  // serve, and two more compiles would only slow a cold tuning.
+  const std::int64_t covered = (p.m() + 127) / 128 * 128;
+  if (double(covered - p.m()) < kBalancedSwapMinPadding * double(covered)) return {};
   std::vector<KernelConfig> tiles;
   // The width first, so that scaling fits the stages to the tile as it will be.
   const int width = balanced_block(p.m(), kMaxBlock, block_n_step(p, true));
