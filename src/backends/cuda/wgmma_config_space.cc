@@ -42,7 +42,7 @@ constexpr std::int64_t kSwapBelowM = 256;
 // Up to this many rows a swapped tile as wide as m allows, split evenly (300 rows: two tiles of
 // 152), wastes less than unswapped 128-row tiles do (300 rows: three, 22 % padding), and the
 // grid along m' = n is long enough to fill the SMs. On the H100, bf16 (bench/results/
-// 2026-11-26-h100-wgmma-mid-m.md): 300x14336x4096 72.5 us against 87.8 for the best unswapped
+// 2026-11-26-h100-check.md): 300x14336x4096 72.5 us against 87.8 for the best unswapped
 // tile, 300x4096x4096 22.5 against 27.6; at 256 and 512 rows the unswapped tiles stay faster.
 constexpr std::int64_t kBalancedSwapBelowM = 512;
 // ... where unswapped 128-row tiles would pad m by at least this fraction (300 rows: 22 %).
