@@ -4,6 +4,7 @@
 // rotated so their total exceeds twice the L2 (a kernel timed on one set would be timed on
 // the cache), medians of interleaved samples.
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <optional>
 
@@ -43,6 +44,12 @@ constexpr std::size_t kMaxRotationBytes = std::size_t(4) << 30;
 // Launches per timing sample: enough to hide launch gaps, never so many that a sample lasts
 // more than a few tens of milliseconds.
 constexpr std::int64_t kMaxLaunchesPerSample = 2000;
+// The GPU idles at a low clock and needs milliseconds of work to reach its boost clock. On the
+// H100 the first candidate a tuning calibrated read about twice its time (34-71 us for a
+// 16-39 us kernel), so it got half the calls a sample of the others. After an idle spell of
+// kIdleBeforeSpinUp the first kernel runs for kSpinUpUs before any calibration.
+constexpr auto kIdleBeforeSpinUp = std::chrono::milliseconds(50);
+constexpr double kSpinUpUs = 20000;
 
 class CudaHarness final : public Harness {
  public:
@@ -96,13 +103,16 @@ class CudaHarness final : public Harness {
 
   GemmArgs args() override { return args_of(0); }
 
+  // The operands may have been set up on another thread: every entry makes the device current.
   void reset_c() override {
+    cudaSetDevice(device_.cuda.index);
     host_->reset_c();
     cudaMemcpy(sets_[0].c.get(), host_->c_with_guards(), host_->c_bytes_with_guards(), cudaMemcpyHostToDevice);
   }
 
   VerifyOutcome check() override {
-    Status synced = cuda::check(cudaStreamSynchronize(stream_), "kernel");
+    Status synced = cuda::check(cudaSetDevice(device_.cuda.index), "cudaSetDevice");
+    if (synced.is_ok()) synced = cuda::check(cudaStreamSynchronize(stream_), "kernel");
     if (synced.is_ok()) {
       synced = cuda::check(cudaMemcpy(host_->c_with_guards(), sets_[0].c.get(), host_->c_bytes_with_guards(),
                                       cudaMemcpyDeviceToHost),
@@ -127,8 +137,15 @@ class CudaHarness final : public Harness {
     std::vector<std::int64_t> launches(count, 1);
     std::vector<double> calibration_us(count, -1);
     const double min_sample_us = std::max(0.0, options.min_sample_ms) * 1000.0;
+    if (Status current = cuda::check(cudaSetDevice(device_.cuda.index), "cudaSetDevice"); !current.is_ok()) {
+      return std::vector<Result<TimingStats>>(count, current);
+    }
+    if (count > 0 && std::chrono::steady_clock::now() - last_timed_ > kIdleBeforeSpinUp) spin_up(*kernels[0]);
     for (std::size_t i = 0; i < count; ++i) {
-      auto one = time_batch(*kernels[i], std::max(1, options.warmup_runs) + 1);
+      // The warm-up runs apart from the calibration, whose batch then times the kernel alone.
+      const std::int64_t warmup = std::max(1, options.warmup_runs);
+      auto one = time_batch(*kernels[i], warmup);
+      if (one.is_ok()) one = time_batch(*kernels[i], warmup);
       if (!one.is_ok()) {
         failed[i] = one.status();
         continue;
@@ -153,6 +170,7 @@ class CudaHarness final : public Harness {
         samples[i].push_back(*per_call);
       }
     }
+    last_timed_ = std::chrono::steady_clock::now();
     std::vector<Result<TimingStats>> results;
     for (std::size_t i = 0; i < count; ++i) {
       if (!failed[i].is_ok()) {
@@ -176,6 +194,17 @@ class CudaHarness final : public Harness {
     return {sets_[set].a.get(), sets_[set].b.get(), c, stream_};
   }
 
+  // Runs `kernel` in growing batches until it has kept the GPU busy for kSpinUpUs. A kernel
+  // that fails here fails again where it is timed, and says so there.
+  void spin_up(Kernel& kernel) {
+    double busy_us = 0;
+    for (std::int64_t launches = 1; busy_us < kSpinUpUs && launches <= kMaxLaunchesPerSample; launches *= 2) {
+      auto per_call = time_batch(kernel, launches);
+      if (!per_call.is_ok()) return;
+      busy_us += *per_call * double(launches);
+    }
+  }
+
   // Mean time per launch over `launches` launches rotating through the operand sets.
   Result<double> time_batch(Kernel& kernel, std::int64_t launches) {
     GEMMTUNE_RETURN_IF_ERROR(cuda::check(cudaEventRecord(start_, stream_), "cudaEventRecord"));
@@ -197,6 +226,7 @@ class CudaHarness final : public Harness {
   std::vector<OperandSet> sets_;
   cudaStream_t stream_ = nullptr;
   cudaEvent_t start_ = nullptr, stop_ = nullptr;
+  std::chrono::steady_clock::time_point last_timed_{};  // when time() last ended
 };
 
 }  // namespace
