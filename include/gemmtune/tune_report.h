@@ -38,6 +38,11 @@ struct ChoiceReport {
   // Wall time of preparing the kernel: a JIT family's compile (or its cached cubin's load) and
   // its check in the worker process; -1 when not prepared. Not stored.
   double prepare_s = -1;
+  // The parts of prepare_s for a JIT family: the compile (or the cached cubin's read), and the
+  // check in the worker process with the wait for it (one worker serves every thread); -1 where
+  // a part did not apply. Not stored.
+  double compile_s = -1;
+  double check_s = -1;
   // A finalist of the autotuner's final round (TuneOptions::finalists): its time over the
   // fastest finalist's, round by round, the median; -1 when not a finalist. Not stored.
   double final_ratio = -1;
@@ -58,9 +63,13 @@ struct TuneReport {
   // Where tuning_s went, phase by phase (all 0 for a store hit): preparing the candidates (JIT
   // compiles or cached loads, and a GPU's check of each in the worker process, over the cores),
   // setting up the operands and the reference, checking each candidate's result, timing them,
-  // and the final round of the fastest. Not stored.
+  // and the final round of the fastest. Not stored. The operands are set up while the
+  // candidates prepare, so those two overlap; prepare_cpu_s is the process's CPU time (every
+  // thread, the operands' set-up included) meanwhile: near prepare_s times the cores when the
+  // compiles kept them busy, far below when they waited (for the worker, for a busy machine).
   struct Phases {
     double prepare_s = 0, operands_s = 0, verify_s = 0, timing_s = 0, final_round_s = 0;
+    double prepare_cpu_s = 0;
   } phases;
   // How the choices were narrowed, when they were: "cost model: top 5 of 412 choices of the
   // exhaustive space", "lookup table: used without tuning" …; empty when every choice of the

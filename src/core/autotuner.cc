@@ -11,6 +11,8 @@
 #include <thread>
 #include <utility>
 
+#include <sys/resource.h>
+
 #include "final_round.h"
 #include "gemmtune/timing.h"
 #include "harness.h"
@@ -75,6 +77,9 @@ void prepare_one(const Problem& problem, Candidate& c) {
       return;
     }
     c.kernel = std::move(kernel).value();
+    const Kernel::PrepareTimes times = c.kernel->prepare_times();
+    c.report.compile_s = times.compile_s;
+    c.report.check_s = times.check_s;
   } catch (const std::exception& e) {
     c.report.status = ChoiceStatus::prepare_failed;
     c.report.reason = std::string("prepare threw: ") + e.what();
@@ -84,11 +89,13 @@ void prepare_one(const Problem& problem, Candidate& c) {
   }
 }
 
-// Preparing can mean compiling (NVRTC, oneDNN JIT): spread it over the cores.
+// Preparing can mean compiling (NVRTC, oneDNN JIT): spread it over the cores. A GPU family's
+// prepare ends with a check in the one worker process, which the threads take in turn; twice as
+// many threads as cores keep every core compiling while some of them wait there.
 void prepare_all(const Problem& problem, std::vector<Candidate>& candidates, std::size_t first = 0) {
   std::atomic<std::size_t> next{first};
-  const unsigned workers = std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(),
-                                                            unsigned(candidates.size() - first)));
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  const unsigned workers = std::max(1u, std::min<unsigned>(2 * cores, unsigned(candidates.size() - first)));
   std::vector<std::thread> pool;
   for (unsigned w = 0; w < workers; ++w) {
     pool.emplace_back([&] {
@@ -96,6 +103,14 @@ void prepare_all(const Problem& problem, std::vector<Candidate>& candidates, std
     });
   }
   for (auto& thread : pool) thread.join();
+}
+
+// CPU time of this process so far, every thread's, in seconds.
+double process_cpu_s() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  auto seconds = [](const timeval& t) { return double(t.tv_sec) + double(t.tv_usec) * 1e-6; };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
 }
 
 void verify_all(std::vector<Candidate>& candidates, Harness& harness, std::size_t first = 0) {
@@ -434,14 +449,27 @@ TuneOutcome autotune_selection(const Problem& problem, const DeviceInfo& device,
     last = now;
   };
   std::vector<Candidate> candidates = gather(problem, backends, selection);
+  // The operands and their reference are set up meanwhile (a GPU's copies and reference
+  // kernel beside the compiles on the CPU).
+  Result<std::unique_ptr<Harness>> harness = Status(ErrorCode::internal, "no harness yet");
+  Status ready = Status::ok();
+  std::thread operands([&] {
+    const auto operands_start = std::chrono::steady_clock::now();
+    harness = create_harness(device);
+    ready = harness.is_ok() ? (*harness)->prepare(problem, options.seed != 0 ? options.seed : fresh_seed())
+                            : harness.status();
+    phases.operands_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - operands_start).count();
+  });
+  const double cpu_before = process_cpu_s();
   prepare_all(problem, candidates);
+  phases.prepare_cpu_s = process_cpu_s() - cpu_before;
   lap(phases.prepare_s);
+  operands.join();
+  // The operands' wait beyond the prepare, if any, counts as theirs (already in operands_s).
+  double waited_for_operands = 0;
+  lap(waited_for_operands);
   TuneOutcome outcome;
   int final_pick = -1;
-  auto harness = create_harness(device);
-  Status ready = harness.is_ok() ? (*harness)->prepare(problem, options.seed != 0 ? options.seed : fresh_seed())
-                                 : harness.status();
-  lap(phases.operands_s);
   if (!ready.is_ok()) {
     // Without operands nothing can be checked, so nothing may be picked.
     for (Candidate& c : candidates) {

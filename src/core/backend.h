@@ -36,6 +36,13 @@ class Kernel {
   // library's own name for the algorithm its heuristic ranked at the config's place
   // (cuBLASLt: "id=21 tile=... splitk=2"). Empty when the config says it all.
   virtual std::string detail() const { return {}; }
+  // Where a JIT kernel's prepare went, for reports: its compile (or cached cubin's read) and its
+  // check in the worker process, the wait for the worker included; -1 where a part did not apply.
+  struct PrepareTimes {
+    double compile_s = -1;
+    double check_s = -1;
+  };
+  virtual PrepareTimes prepare_times() const { return {}; }
 };
 
 class Backend {

@@ -107,6 +107,8 @@ nlohmann::json choice_json(const ChoiceReport& c) {
                            {"time_us", c.time_us >= 0 ? nlohmann::json(c.time_us) : nlohmann::json(nullptr)}};
   if (c.error >= 0) choice["error"] = c.error;
   if (c.prepare_s >= 0) choice["prepare_s"] = c.prepare_s;
+  if (c.compile_s >= 0) choice["compile_s"] = c.compile_s;
+  if (c.check_s >= 0) choice["check_s"] = c.check_s;
   if (c.calls_per_sample > 0) choice["calls_per_sample"] = c.calls_per_sample;
   if (c.calibration_us >= 0) choice["calibration_us"] = c.calibration_us;
   if (c.final_ratio > 0) {
@@ -134,7 +136,8 @@ nlohmann::json report_json(const TuneReport& report) {
             {"operands_s", report.phases.operands_s},
             {"verify_s", report.phases.verify_s},
             {"timing_s", report.phases.timing_s},
-            {"final_round_s", report.phases.final_round_s}}},
+            {"final_round_s", report.phases.final_round_s},
+            {"prepare_cpu_s", report.phases.prepare_cpu_s}}},
           {"store_hit", report.store_hit},
           {"compilations", report.compilations}};
 }

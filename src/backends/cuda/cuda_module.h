@@ -9,11 +9,13 @@
 
 #include <cuda.h>
 
+#include <chrono>
 #include <cstddef>
 #include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <type_traits>
 
 #include "../../core/backend.h"
 #include "gemmtune/status.h"
@@ -63,6 +65,16 @@ class CudaModule {
   CUmodule module_ = nullptr;
 };
 
+// A kernel of a JIT family: it carries where its prepare went, for the tuning report.
+class JitKernel : public Kernel {
+ public:
+  PrepareTimes prepare_times() const override { return prepare_times_; }
+  void set_prepare_times(const PrepareTimes& times) { prepare_times_ = times; }
+
+ private:
+  PrepareTimes prepare_times_;
+};
+
 // The prepare of a JIT family's kernel: its cubin (cache or NVRTC, through `compile`), a first
 // run in the worker process unless the worker passed this cubin on this problem before (a
 // crash or hang there cannot poison this process's context), then `load` into a kernel object
@@ -74,17 +86,30 @@ Result<std::unique_ptr<Kernel>> prepare_jit_kernel(const CudaInfo& device, const
                                                    const KernelConfig& config, const std::string& backend,
                                                    const std::function<Result<CubinArtifact>(bool)>& compile,
                                                    const std::function<std::unique_ptr<K>()>& make) {
+  static_assert(std::is_base_of_v<JitKernel, K>);
+  using Clock = std::chrono::steady_clock;
+  auto seconds_since = [](Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); };
+  Kernel::PrepareTimes times;
+  auto start = Clock::now();
   GEMMTUNE_ASSIGN_OR_RETURN(CubinArtifact artifact, compile(false));
-  if (!in_worker()) GEMMTUNE_RETURN_IF_ERROR(verify_in_worker(device.index, problem, backend, config, artifact.key));
+  times.compile_s = seconds_since(start);
+  if (!in_worker()) {
+    start = Clock::now();
+    GEMMTUNE_RETURN_IF_ERROR(verify_in_worker(device.index, problem, backend, config, artifact.key));
+    times.check_s = seconds_since(start);
+  }
   std::unique_ptr<K> kernel = make();
   Status loaded = kernel->load(device, artifact.cubin);
   if (!loaded.is_ok() && artifact.from_cache) {
     forget_cubin(artifact.key);
+    start = Clock::now();
     GEMMTUNE_ASSIGN_OR_RETURN(artifact, compile(true));
+    times.compile_s += seconds_since(start);
     kernel = make();
     loaded = kernel->load(device, artifact.cubin);
   }
   GEMMTUNE_RETURN_IF_ERROR(loaded);
+  kernel->set_prepare_times(times);
   return std::unique_ptr<Kernel>(std::move(kernel));
 }
 

@@ -20,7 +20,7 @@ constexpr unsigned kReduceThreads = 256;  // gemmtune_splitk_reduce's __launch_b
 
 std::atomic<std::int64_t> mma_compilations{0};
 
-class NvrtcKernel final : public Kernel {
+class NvrtcKernel final : public JitKernel {
  public:
   NvrtcKernel(const Problem& problem, const KernelConfig& config) : problem_(problem), config_(config) {}
 

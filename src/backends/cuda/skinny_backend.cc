@@ -71,7 +71,7 @@ Status enqueue_gemm(const Problem& p, const GemmArgs& args, const CudaModule& mo
   return workspace != nullptr ? scratch.finish(args.stream) : Status::ok();
 }
 
-class SkinnyKernel final : public Kernel {
+class SkinnyKernel final : public JitKernel {
  public:
   SkinnyKernel(const Problem& problem, const KernelConfig& config)
       : problem_(problem), instance_(skinny_instance(problem, config)) {}
@@ -114,7 +114,7 @@ class SkinnyKernel final : public Kernel {
 
 // kernel=gemv: gemm_gemv.cuh, one warp a few rows of B. Its grid depends on how many CTAs an SM
 // holds, which the driver says once the function is loaded.
-class GemvKernel final : public Kernel {
+class GemvKernel final : public JitKernel {
  public:
   GemvKernel(const Problem& problem, const KernelConfig& config)
       : problem_(problem), instance_(gemv_instance(problem, config)) {}

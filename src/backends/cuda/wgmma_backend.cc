@@ -28,7 +28,7 @@ struct OperandMaps {
   int c_tma = 0;  // whether map_c holds C (beta == 0 and C is TMA-addressable)
 };
 
-class WgmmaKernel final : public Kernel {
+class WgmmaKernel final : public JitKernel {
  public:
   WgmmaKernel(const Problem& problem, const KernelConfig& config)
       : problem_(problem), mapping_(wgmma_mapping(problem, config)) {}
