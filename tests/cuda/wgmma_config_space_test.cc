@@ -262,9 +262,9 @@ TEST(WgmmaConfigSpace, StreamKIsOfferedWhereTheLastWaveIsPartialAndLeavesSMsIdle
 }
 
 TEST(WgmmaConfigSpace, StreamKAndItsSplitKNeighboursFitUnderTheDefaultCap) {
-  // 256×4096×4096: 32 tiles of 128×256 for 132 SMs; both ways of cutting k are offered, split-k
+  // 512×6144×4096: 96 tiles of 128×256 for 132 SMs; both ways of cutting k are offered, split-k
   // with 2 slices beside each stream-K variant (the best split of the v4 measurements).
-  const auto configs = wgmma_configs(make(256, 4096, 4096, DType::bf16), SearchSpace::default_space, h100());
+  const auto configs = wgmma_configs(make(512, 6144, 4096, DType::bf16), SearchSpace::default_space, h100());
   EXPECT_LE(configs.size(), kWgmmaDefaultCap);
   EXPECT_EQ(count_stream_k(configs), 2);
   int split_beside_stream_k = 0;
@@ -278,6 +278,49 @@ TEST(WgmmaConfigSpace, StreamKAndItsSplitKNeighboursFitUnderTheDefaultCap) {
     ++split_beside_stream_k;
   }
   EXPECT_EQ(split_beside_stream_k, 2);
+}
+
+// CTAs of c's grid for p: its tiles (whole tiles for stream-K) times its slices of k.
+std::int64_t ctas_of(const Problem& p, const KernelConfig& c) {
+  const WgmmaMapping map = wgmma_mapping(p, c);
+  return ((map.m + c.block_m - 1) / c.block_m) * ((map.n + c.block_n - 1) / c.block_n) * std::max(1, c.split_k);
+}
+
+TEST(WgmmaConfigSpace, TheDefaultSpaceDropsConfigsThatLeaveMostSMsIdle) {
+  // 256×4096×4096: 64×128 makes 128 tiles for 132 SMs; the 32 tiles of 128×256 (with its
+  // clusters, swap and stream-K variants) and of 256×128 would keep a quarter busy.
+  const Problem p = make(256, 4096, 4096, DType::bf16);
+  const auto configs = wgmma_configs(p, SearchSpace::default_space, h100());
+  int checked = 0;
+  bool has_64x128 = false;
+  for (const KernelConfig& c : configs) {
+    EXPECT_GE(ctas_of(p, c) * 4, h100().sm_count) << c.to_string();
+    has_64x128 |= c.block_m == 64 && c.block_n == 128 && c.swap_ab == 0;
+    ++checked;
+  }
+  EXPECT_TRUE(has_64x128);
+  EXPECT_EQ(checked, 15);
+  EXPECT_EQ(count_stream_k(configs), 0);
+  // The exhaustive space keeps them.
+  int underfilled = 0;
+  for (const KernelConfig& c : wgmma_configs(p, SearchSpace::exhaustive, h100())) {
+    underfilled += ctas_of(p, c) * 4 < h100().sm_count;
+  }
+  EXPECT_GT(underfilled, 0);
+}
+
+// Whatever the problem, the default space offers nothing that would keep fewer than a quarter of
+// the CTAs busy that its fullest config keeps (at most the SMs), and never empties for it.
+RC_GTEST_PROP(WgmmaConfigSpace, DefaultConfigsFillAQuarterOfWhatTheFullestFills, ()) {
+  const std::int64_t m = *rc::gen::inRange<std::int64_t>(1, 1200) * 8;
+  const std::int64_t n = *rc::gen::inRange<std::int64_t>(1, 2000) * 8;
+  const std::int64_t k = *rc::gen::inRange<std::int64_t>(1, 800) * 8;
+  const Problem p = make(m, n, k, DType::bf16);
+  const auto configs = wgmma_configs(p, SearchSpace::default_space, h100());
+  RC_ASSERT(!configs.empty());
+  std::int64_t most = 0;
+  for (const KernelConfig& c : configs) most = std::max(most, ctas_of(p, c));
+  for (const KernelConfig& c : configs) RC_ASSERT(ctas_of(p, c) * 4 >= std::min<std::int64_t>(most, h100().sm_count));
 }
 
 TEST(WgmmaConfigSpace, StreamKAndSplitKAreExclusiveAndStreamKRoundTrips) {

@@ -40,10 +40,15 @@ int at_most(int count) {
 
 std::unique_ptr<Backend> backend() { return make_wgmma_backend(find_device("cuda:0")->cuda); }
 
-// Every config of `p` (or the first `max_configs`), compiled in parallel first.
+// The default list's configs for `p`, with those the tuner leaves out on small problems (large
+// and clustered tiles that would keep few SMs busy): the tests cover every kind of tile.
+std::vector<KernelConfig> list_configs(const Problem& p) { return wgmma_list_configs(p, find_device("cuda:0")->cuda); }
+
+// Every config of the default list for `p` (or the first `max_configs`), compiled in parallel
+// first.
 int verify(const Problem& p, std::size_t max_configs = 0) {
   auto wgmma = backend();
-  return testing::run_and_verify(*wgmma, p, config_limit(max_configs), {}, &compile_gemm_wgmma);
+  return testing::run_and_verify(*wgmma, p, config_limit(max_configs), list_configs(p), &compile_gemm_wgmma);
 }
 
 // The stream-K variant of every config the default space offers `p` (split-k ones aside):
@@ -51,7 +56,7 @@ int verify(const Problem& p, std::size_t max_configs = 0) {
 // space itself would offer stream-K or not.
 std::vector<KernelConfig> stream_k_variants(const Backend& wgmma, const Problem& p) {
   std::vector<KernelConfig> variants;
-  for (KernelConfig c : wgmma.configs(p, SearchSpace::default_space)) {
+  for (KernelConfig c : list_configs(p)) {
     if (c.split_k > 1) continue;
     c.stream_k = 1;
     if (std::find(variants.begin(), variants.end(), c) == variants.end()) variants.push_back(c);
@@ -104,7 +109,7 @@ TEST(WgmmaLaunch, MidMSwappedTilesSplittingMEvenlyMatchTheReference) {
                            testing::test_problem(456, 392, 1040, DType::s8, "nt", DType::s32, 0.0)}) {
     auto wgmma = backend();
     std::vector<KernelConfig> configs;
-    for (const KernelConfig& c : wgmma->configs(p, SearchSpace::default_space)) {
+    for (const KernelConfig& c : list_configs(p)) {
       if (c.swap_ab) configs.push_back(c);
     }
     EXPECT_GE(configs.size(), 2u) << p.describe();
@@ -121,7 +126,7 @@ TEST(WgmmaLaunch, SmallMRunsTheSwappedConfigsDownToOneRow) {
     const Problem p = testing::test_problem(m, 1024, 2048, DType::bf16, "nt", DType::bf16, 0.0);
     auto wgmma = backend();
     std::vector<KernelConfig> configs;
-    for (const KernelConfig& c : wgmma->configs(p, SearchSpace::default_space)) {
+    for (const KernelConfig& c : list_configs(p)) {
       if (c.swap_ab) configs.push_back(c);
     }
     swapped += testing::run_and_verify(*wgmma, p, config_limit(0), configs, &compile_gemm_wgmma);

@@ -47,6 +47,13 @@ constexpr std::int64_t kSwapBelowM = 256;
 constexpr std::int64_t kBalancedSwapBelowM = 512;
 // ... where unswapped 128-row tiles would pad m by at least this fraction (300 rows: 22 %).
 constexpr double kBalancedSwapMinPadding = 0.10;
+// The default space drops a config whose CTAs (tiles, times its k slices) would keep fewer than
+// 1/kMinFillShare of the SMs busy, where another config keeps them all busy (or, on a problem
+// too small for that, kMinFillShare times as many). At 256x4096x4096 on the H100 the 32 tiles of
+// 128x256 (and their clusters, swap and stream-K variants) ran 38-46 us against 19 us for
+// 64x128's 128 tiles, and they are the slowest to compile: 7 of 23 compiles of a cold tuning.
+// No pick of the 2026-11-26 checks had fewer than 48 CTAs (decode shapes, 132 SMs).
+constexpr std::int64_t kMinFillShare = 4;
 
 std::string text(std::int64_t value) { return std::to_string(value); }
 
@@ -123,6 +130,25 @@ KernelConfig scaled(const KernelConfig& entry, const Problem& p, const CudaInfo&
 // Clusters of CTAs the persistent grid holds: one CTA an SM.
 std::int64_t grid_clusters(const KernelConfig& c, const CudaInfo& device) {
   return std::max<std::int64_t>(1, device.sm_count / (cluster(c.cluster_m) * cluster(c.cluster_n)));
+}
+
+// The CTA tiles covering p (swapped or not, as c maps it).
+std::int64_t tiles_of(const Problem& p, const KernelConfig& c) {
+  const WgmmaMapping map = wgmma_mapping(p, c);
+  return ((map.m + c.block_m - 1) / c.block_m) * ((map.n + c.block_n - 1) / c.block_n);
+}
+
+// CTAs a config's grid needs for p: its tiles (a stream-K config's whole-tile grid) times its
+// slices of k.
+std::int64_t work_ctas(const Problem& p, const KernelConfig& c) { return tiles_of(p, c) * std::max(1, c.split_k); }
+
+// The configs that fill enough of the device (kMinFillShare), in their order.
+std::vector<KernelConfig> drop_underfilled(const Problem& p, std::vector<KernelConfig> configs, const CudaInfo& device) {
+  std::int64_t most = 0;
+  for (const KernelConfig& c : configs) most = std::max(most, work_ctas(p, c));
+  const std::int64_t fill = std::min<std::int64_t>(most, device.sm_count);
+  std::erase_if(configs, [&](const KernelConfig& c) { return work_ctas(p, c) * kMinFillShare < fill; });
+  return configs;
 }
 
 std::int64_t k_blocks_of(const Problem& p) { return (p.k() + wgmma_block_k(p.a_type()) - 1) / wgmma_block_k(p.a_type()); }
@@ -341,7 +367,10 @@ std::vector<KernelConfig> balanced_swapped_tiles(const Problem& p, const CudaInf
 
 }  // namespace
 
-std::vector<KernelConfig> wgmma_configs(const Problem& p, SearchSpace space, const CudaInfo& device) {
+namespace {
+
+// The candidates of the list (or the exhaustive product), before capping.
+std::vector<KernelConfig> scaled_candidates(const Problem& p, SearchSpace space, const CudaInfo& device) {
   if (!check_wgmma_problem(p).is_ok()) return {};
   std::vector<WgmmaListEntry> entries =
       space == SearchSpace::exhaustive ? wgmma_exhaustive_entries() : wgmma_default_list();
@@ -381,8 +410,7 @@ std::vector<KernelConfig> wgmma_configs(const Problem& p, SearchSpace space, con
   // the v4 measurements), so that the stream-K variants fit under the default cap beside them.
   const std::int64_t k_blocks = k_blocks_of(p);
   for (KernelConfig c : bases) {
-    const WgmmaMapping map = wgmma_mapping(p, c);
-    const std::int64_t tiles = ((map.m + c.block_m - 1) / c.block_m) * ((map.n + c.block_n - 1) / c.block_n);
+    const std::int64_t tiles = tiles_of(p, c);
     if (double(tiles) >= kSplitBelowSmFraction * device.sm_count) continue;
     const int most_split = stream_k_pays(p, c, device) ? 2 : kMaxSplitK;
     for (int split : {2, 4, 8}) {
@@ -394,7 +422,19 @@ std::vector<KernelConfig> wgmma_configs(const Problem& p, SearchSpace space, con
       offer(c);
     }
   }
-  return dedup_and_cap(configs, space == SearchSpace::exhaustive ? kWgmmaExhaustiveCap : kWgmmaDefaultCap);
+  return configs;
+}
+
+}  // namespace
+
+std::vector<KernelConfig> wgmma_configs(const Problem& p, SearchSpace space, const CudaInfo& device) {
+  std::vector<KernelConfig> configs = scaled_candidates(p, space, device);
+  if (space == SearchSpace::exhaustive) return dedup_and_cap(configs, kWgmmaExhaustiveCap);
+  return dedup_and_cap(drop_underfilled(p, std::move(configs), device), kWgmmaDefaultCap);
+}
+
+std::vector<KernelConfig> wgmma_list_configs(const Problem& p, const CudaInfo& device) {
+  return dedup_and_cap(scaled_candidates(p, SearchSpace::default_space, device), kWgmmaDefaultCap);
 }
 
 }  // namespace gemmtune::cuda

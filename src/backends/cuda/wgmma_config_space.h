@@ -62,7 +62,11 @@ Status check_wgmma_limits(const KernelConfig& config, const Problem& problem, co
 
 // The candidates for a problem: the list (or the exhaustive product) scaled to the problem,
 // swapped variants where m is small, stream-K variants where the grid's last wave is partial,
-// split-k variants where the tiles are few, pruned, deduplicated and capped.
+// split-k variants where the tiles are few, pruned, deduplicated and capped. The default space
+// also drops the configs that would keep few of the SMs busy where others keep them all busy.
 std::vector<KernelConfig> wgmma_configs(const Problem& problem, SearchSpace space, const CudaInfo& device);
+// The default space's configs before that last cut: every kind of tile the list holds, for the
+// tests that cover the kernel on small problems rather than the pick.
+std::vector<KernelConfig> wgmma_list_configs(const Problem& problem, const CudaInfo& device);
 
 }  // namespace gemmtune::cuda
