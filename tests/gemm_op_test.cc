@@ -7,6 +7,8 @@
 #include "core/reference_gemm.h"
 #include "core/test_buffers.h"
 #include "gemmtune/op.h"
+#include "store/route_record.h"
+#include "store/temp_dir.h"
 
 namespace gemmtune {
 namespace {
@@ -68,19 +70,11 @@ TEST(Route, ParsesEveryPolicyAndRejectsOthers) {
   EXPECT_EQ(Route::parse("fixed:3")->to_string(), "fixed:3");
 }
 
-// Two sub-kernels forced apart by restricting backends per hint is not possible through the
-// API, so the injected timer decides among however many the hints produced.
-TEST(GemmOp, BenchmarkRoutingKeepsTheSubKernelTheTimerSaysIsFastest) {
-  // Our own kernels at hints past the tile kernels' heights: every sub-kernel can run 100³
-  // (a tile or libxsmm kernel picked for a tiny hint could not, and would not be timed).
-  SessionOptions session_options = fast_options();
-  session_options.tuning.backends = {"cpu"};
-  auto session = *Session::create(session_options);
-  GemmOpOptions options;
-  options.hints = {32, 64, 256};
+// A timer that says sub-kernel `fastest` is 10x faster than the others; counts its calls.
+struct FavouringTimer {
   int calls = 0;
   std::size_t fastest = 0;
-  options.timer = [&](const Problem&, const std::vector<GemmKernel*>& kernels) {
+  std::vector<Result<TimingStats>> operator()(const Problem&, const std::vector<GemmKernel*>& kernels) {
     ++calls;
     std::vector<Result<TimingStats>> stats;
     for (std::size_t i = 0; i < kernels.size(); ++i) {
@@ -90,27 +84,47 @@ TEST(GemmOp, BenchmarkRoutingKeepsTheSubKernelTheTimerSaysIsFastest) {
       stats.emplace_back(t);
     }
     return stats;
-  };
-  auto op = GemmOp::create(*session, square_family(), options);
+  }
+};
+
+// A session of our own CPU kernels, for ops with hints 32, 64 and 256: past the tile kernels'
+// heights, so every sub-kernel can run 100³ and 200³ (a tile or libxsmm kernel picked for a tiny
+// hint could not, and would not be timed).
+std::unique_ptr<Session> own_kernels_session(SessionOptions options = fast_options()) {
+  options.tuning.backends = {"cpu"};
+  return *Session::create(options);
+}
+
+GemmOpOptions three_hints_timed_by(const std::shared_ptr<FavouringTimer>& timer) {
+  GemmOpOptions options;
+  options.hints = {32, 64, 256};
+  options.timer = [timer](const Problem& p, const std::vector<GemmKernel*>& k) { return (*timer)(p, k); };
+  return options;
+}
+
+// Two sub-kernels forced apart by restricting backends per hint is not possible through the
+// API, so the injected timer decides among however many the hints produced.
+TEST(GemmOp, BenchmarkRoutingKeepsTheSubKernelTheTimerSaysIsFastest) {
+  auto session = own_kernels_session();
+  auto timer = std::make_shared<FavouringTimer>();
+  auto op = GemmOp::create(*session, square_family(), three_hints_timed_by(timer));
   ASSERT_TRUE(op.is_ok()) << op.status().to_string();
   const std::size_t subs = (*op)->sub_kernels().size();
-  fastest = subs - 1;  // the timer favours the last sub-kernel
+  timer->fastest = subs - 1;  // the timer favours the last sub-kernel
   auto route = (*op)->route(100, 100, 100);
   ASSERT_TRUE(route.is_ok()) << route.status().to_string();
-  EXPECT_EQ(*route, int(fastest));
-  EXPECT_EQ(calls, subs > 1 ? 1 : 0);
+  EXPECT_EQ(*route, int(timer->fastest));
+  EXPECT_EQ(timer->calls, subs > 1 ? 1 : 0);
   // A known shape is not timed again.
-  EXPECT_EQ(*(*op)->route(100, 100, 100), int(fastest));
-  EXPECT_EQ(calls, subs > 1 ? 1 : 0);
+  EXPECT_EQ(*(*op)->route(100, 100, 100), int(timer->fastest));
+  EXPECT_EQ(timer->calls, subs > 1 ? 1 : 0);
 }
 
 // The benchmark route decides as the tuner's final round does: sub-kernels the rounds leave
 // close to the fastest are timed again among themselves, and the rounds (not one median each)
 // decide. Here the first timing ties the first two sub-kernels; the second run separates them.
 TEST(GemmOp, BenchmarkRoutingTimesACloseFinishAgainAndDecidesByTheRounds) {
-  SessionOptions session_options = fast_options();
-  session_options.tuning.backends = {"cpu"};
-  auto session = *Session::create(session_options);
+  auto session = own_kernels_session();
   GemmOpOptions options;
   options.hints = {32, 64, 256};
   std::vector<std::size_t> timed;  // kernels per timer call
@@ -142,6 +156,126 @@ TEST(GemmOp, BenchmarkRoutingTimesACloseFinishAgainAndDecidesByTheRounds) {
   // Both sub-kernels of the tie, and no other, were timed again, and the second run decided.
   EXPECT_EQ(timed, (std::vector<std::size_t>{subs, 2}));
   EXPECT_EQ(*route, 1);
+}
+
+// Runs op at n³ `calls` times on real operands.
+void run_calls(GemmOp& op, std::int64_t n, int calls) {
+  auto problem = op.problem_at(n, n, n);
+  ASSERT_TRUE(problem.is_ok());
+  TestBuffers buffers(*problem, 5);
+  std::vector<float> c(std::size_t(problem->c_elements()));
+  for (int i = 0; i < calls; ++i) ASSERT_TRUE(op.run(n, n, n, buffers.a(), buffers.b(), c.data()).is_ok());
+}
+
+// A routed shape in use is routed once more at its revisit_after_calls-th call: when the
+// timings then favour another sub-kernel it changes, and it is never revisited again.
+TEST(GemmOp, ABenchmarkRouteIsRevisitedOnceWhenInUse) {
+  auto session = own_kernels_session();
+  auto timer = std::make_shared<FavouringTimer>();
+  GemmOpOptions options = three_hints_timed_by(timer);
+  options.revisit_after_calls = 5;
+  auto op = GemmOp::create(*session, square_family(), options);
+  ASSERT_TRUE(op.is_ok()) << op.status().to_string();
+  const std::size_t subs = (*op)->sub_kernels().size();
+  if (subs < 2) GTEST_SKIP() << "every hint picked the same kernel on this machine: nothing to route between";
+  EXPECT_EQ(*(*op)->route(100, 100, 100), 0);
+  EXPECT_EQ(timer->calls, 1);
+  timer->fastest = subs - 1;
+  run_calls(**op, 100, 4);  // route() counted no call: 4 runs are not yet the 5th call
+  EXPECT_EQ(timer->calls, 1);
+  EXPECT_EQ((*op)->routes_revisited(), 0);
+  run_calls(**op, 100, 1);
+  EXPECT_EQ(timer->calls, 2);
+  EXPECT_EQ((*op)->routes_revisited(), 1);
+  EXPECT_EQ((*op)->routes_changed_on_revisit(), 1);
+  EXPECT_EQ(*(*op)->route(100, 100, 100), int(subs - 1));
+  // The new kernel computes C correctly.
+  const Problem p = *(*op)->problem_at(100, 100, 100);
+  TestBuffers buffers(p, 9);
+  std::vector<float> expected(std::size_t(p.c_elements())), c(expected.size());
+  reference_gemm(p, buffers.a(), buffers.b(), expected.data());
+  ASSERT_TRUE((*op)->run(100, 100, 100, buffers.a(), buffers.b(), c.data()).is_ok());
+  for (std::size_t e = 0; e < c.size(); ++e) ASSERT_NEAR(c[e], expected[e], 1e-3) << "after the revisit, element " << e;
+  // Never again, whatever the timings say later.
+  timer->fastest = 0;
+  run_calls(**op, 100, 20);
+  EXPECT_EQ(timer->calls, 2);
+  EXPECT_EQ(*(*op)->route(100, 100, 100), int(subs - 1));
+  // 0 turns revisits off.
+  options.revisit_after_calls = 0;
+  auto quiet = GemmOp::create(*session, square_family(), options);
+  ASSERT_TRUE(quiet.is_ok());
+  const int before = timer->calls;
+  run_calls(**quiet, 100, 20);
+  EXPECT_EQ(timer->calls, before + 1);  // the first routing only
+  EXPECT_EQ((*quiet)->routes_revisited(), 0);
+}
+
+// The revisit is written with the route: another process's op routes the shape from the store
+// and does not revisit it.
+TEST(GemmOp, ARevisitedRouteIsStoredAndNotRevisitedByTheNextProcess) {
+  testing::TempDir dir;
+  SessionOptions session_options = fast_options();
+  session_options.store.mode = StoreMode::read_write;
+  session_options.store.path = dir.file("tuning.sqlite");
+  auto timer = std::make_shared<FavouringTimer>();
+  GemmOpOptions options = three_hints_timed_by(timer);
+  options.revisit_after_calls = 3;
+  std::size_t subs = 0;
+  {
+    auto session = own_kernels_session(session_options);
+    auto op = GemmOp::create(*session, square_family(), options);
+    ASSERT_TRUE(op.is_ok()) << op.status().to_string();
+    subs = (*op)->sub_kernels().size();
+    if (subs < 2) GTEST_SKIP() << "every hint picked the same kernel on this machine: nothing to route between";
+    EXPECT_EQ(*(*op)->route(100, 100, 100), 0);
+    timer->fastest = subs - 1;
+    run_calls(**op, 100, 3);
+    EXPECT_EQ((*op)->routes_changed_on_revisit(), 1);
+    EXPECT_EQ(timer->calls, 2);
+  }
+  auto session = own_kernels_session(session_options);  // "the next process": a new session on the file
+  auto op = GemmOp::create(*session, square_family(), options);
+  ASSERT_TRUE(op.is_ok()) << op.status().to_string();
+  ASSERT_EQ((*op)->sub_kernels().size(), subs);
+  timer->fastest = 0;
+  EXPECT_EQ(*(*op)->route(100, 100, 100), int(subs - 1));
+  EXPECT_EQ((*op)->routes_from_store(), 1);
+  run_calls(**op, 100, 10);
+  EXPECT_EQ(timer->calls, 2);
+  EXPECT_EQ((*op)->routes_revisited(), 0);
+  // A stored route that was not revisited yet is revisited once by the process that loads it.
+  auto other = GemmOp::create(*session, square_family(), options);
+  ASSERT_TRUE(other.is_ok());
+  EXPECT_EQ(*(*other)->route(200, 200, 200), 0);  // decided and stored now, not revisited
+  EXPECT_EQ(timer->calls, 3);
+  auto third = own_kernels_session(session_options);  // a third process
+  auto next = GemmOp::create(*third, square_family(), options);
+  ASSERT_TRUE(next.is_ok());
+  timer->fastest = subs - 1;
+  run_calls(**next, 200, 3);
+  EXPECT_EQ((*next)->routes_from_store(), 1);
+  EXPECT_EQ((*next)->routes_revisited(), 1);
+  EXPECT_EQ(*(*next)->route(200, 200, 200), int(subs - 1));
+}
+
+// The record keeps the revisit; a record written before the field existed reads as not
+// revisited, and a mistyped field is refused.
+TEST(RouteRecord, TheRevisitRoundTripsAndOldRecordsReadAsNotRevisited) {
+  const std::string key = route_key("dev", "fam", "32,64", "benchmark", 100, 100, 100);
+  RouteRecord record{"cpu", *KernelConfig::parse("mm=4 mn=2")};
+  record.revisited = true;
+  auto back = parse_route(key, serialize_route(key, record));
+  ASSERT_TRUE(back.is_ok()) << back.status().to_string();
+  EXPECT_TRUE(back->revisited);
+  EXPECT_EQ(back->config, record.config);
+  record.revisited = false;
+  const std::string plain = serialize_route(key, record);
+  EXPECT_EQ(plain.find("revisited"), std::string::npos);
+  EXPECT_FALSE(parse_route(key, plain)->revisited);
+  std::string bad = serialize_route(key, RouteRecord{"cpu", record.config, true});
+  bad.replace(bad.find("true"), 4, "\"yes\"");
+  EXPECT_EQ(parse_route(key, bad).status().code(), ErrorCode::corrupt_data);
 }
 
 TEST(GemmOp, DistanceRoutingFollowsTheNearestHint) {

@@ -31,6 +31,12 @@ struct GemmOpOptions {
   // Routes are also written to the session's tuning store (when it has one), so another
   // process routes known shapes without timing again.
   bool persist_routes = true;
+  // A shape the benchmark policy routed (here or in another process, from the store) is
+  // routed once more at its revisit_after_calls-th call, when it is in use: its sub-kernels
+  // timed again, in fresh interleaved rounds, and the faster by the same rule serves from then
+  // on. One reading of the timings otherwise decides a hot shape for good. The revisit is
+  // recorded with the route in the store, so no process repeats it. 0: never.
+  std::int64_t revisit_after_calls = 64;
   // How the benchmark policy times sub-kernels on a new shape; empty means
   // Session::time_kernels with the session's timing options. Tests inject timings here.
   std::function<std::vector<Result<TimingStats>>(const Problem&, const std::vector<GemmKernel*>&)> timer;
@@ -65,6 +71,10 @@ class GemmOp {
   const std::vector<SubKernel>& sub_kernels() const;
   // How many shapes this op routed from the tuning store instead of deciding them itself.
   std::int64_t routes_from_store() const;
+  // How many routed shapes were revisited (GemmOpOptions::revisit_after_calls), and how many of
+  // those changed sub-kernel.
+  std::int64_t routes_revisited() const;
+  std::int64_t routes_changed_on_revisit() const;
   const Route& policy() const;
   // The family's problem at concrete dims.
   Result<Problem> problem_at(std::int64_t m, std::int64_t n, std::int64_t k) const;

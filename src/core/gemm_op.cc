@@ -1,6 +1,7 @@
 #include "gemmtune/op.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <mutex>
 #include <optional>
@@ -114,12 +115,28 @@ struct GemmOp::Impl {
   std::vector<std::array<std::int64_t, 3>> hint_shapes;  // one per hint, in options order
   std::vector<int> hint_to_sub;
 
-  struct Routed {
+  struct Decision {
     std::unique_ptr<GemmKernel> kernel;
     int sub = -1;
+    bool revisited = false;  // a stored route that was revisited already
+  };
+  // A routed shape in the table. A revisit can change its kernel while other threads run it:
+  // they read `active`, and every kernel it pointed to lives as long as the op.
+  struct Routed {
+    explicit Routed(Decision first) : sub(first.sub), kernels{} {
+      kernels.push_back(std::move(first.kernel));
+      active.store(kernels.back().get());
+    }
+    std::atomic<GemmKernel*> active{nullptr};
+    std::atomic<int> sub;
+    std::vector<std::unique_ptr<GemmKernel>> kernels;  // the first decision's, then a revisit's
+    // Calls toward the revisit; only counted while `watched`.
+    std::atomic<bool> watched{false};
+    std::atomic<std::int64_t> calls{0};
+    std::string store_key;  // where the route is stored; empty when it is not
   };
   LockFreeMap<Dims, Routed, DimsHash> table;
-  std::mutex route_mutex;  // one new shape routed at a time; readers never take it
+  std::mutex route_mutex;  // one shape routed (or revisited) at a time; readers never take it
 
   Impl(Session& s, const ProblemSpec& f, GemmOpOptions o) : session(s), family(f), options(std::move(o)) {}
 
@@ -145,32 +162,32 @@ struct GemmOp::Impl {
     return Problem::create(spec);
   }
 
-  // A fresh tuning of the shape (Routed::sub stays -1).
-  Result<Routed> tuned(const Problem& problem) {
-    Routed routed;
+  // A fresh tuning of the shape (Decision::sub stays -1).
+  Result<Decision> tuned(const Problem& problem) {
+    Decision decided;
     GEMMTUNE_ASSIGN_OR_RETURN(TuneReport report, session.tune(problem));
     const ChoiceReport* best = report.best_choice();
-    GEMMTUNE_ASSIGN_OR_RETURN(routed.kernel, session.kernel(problem, best->backend, best->config));
-    return routed;
+    GEMMTUNE_ASSIGN_OR_RETURN(decided.kernel, session.kernel(problem, best->backend, best->config));
+    return decided;
   }
 
   // The sub-kernel for a new shape, by the op's policy; -1 means a fresh tuning.
-  Result<Routed> decide(const Problem& problem) {
-    Routed routed;
+  Result<Decision> decide(const Problem& problem) {
+    Decision decided;
     const Route& route = options.route;
     if (route.policy == RoutePolicy::autotune) return tuned(problem);
     if (route.policy == RoutePolicy::fixed) {
-      routed.sub = route.fixed_index;
+      decided.sub = route.fixed_index;
     } else if (route.policy == RoutePolicy::distance || subs.size() == 1) {
       // The nearest hint's sub-kernel; when it cannot run this shape (a cuBLASLt heuristic
       // rank that this shape's heuristics do not reach, say), the next nearest.
       for (int hint : hints_by_distance(hint_shapes, {problem.m(), problem.n(), problem.k()})) {
-        routed.sub = hint_to_sub[std::size_t(hint)];
-        const SubKernel& sub = subs[std::size_t(routed.sub)];
+        decided.sub = hint_to_sub[std::size_t(hint)];
+        const SubKernel& sub = subs[std::size_t(decided.sub)];
         auto kernel = session.kernel(problem, sub.backend, sub.config);
         if (kernel.is_ok()) {
-          routed.kernel = std::move(kernel).value();
-          return routed;
+          decided.kernel = std::move(kernel).value();
+          return decided;
         }
       }
       // No sub-kernel runs this shape (every hint picked a kernel made for its exact shape, a
@@ -179,9 +196,9 @@ struct GemmOp::Impl {
     } else {
       return benchmark(problem);
     }
-    const SubKernel& sub = subs[std::size_t(routed.sub)];
-    GEMMTUNE_ASSIGN_OR_RETURN(routed.kernel, session.kernel(problem, sub.backend, sub.config));
-    return routed;
+    const SubKernel& sub = subs[std::size_t(decided.sub)];
+    GEMMTUNE_ASSIGN_OR_RETURN(decided.kernel, session.kernel(problem, sub.backend, sub.config));
+    return decided;
   }
 
   // Per-call times of `kernels`, one sample per round of an interleaved run (a failed timing:
@@ -203,7 +220,7 @@ struct GemmOp::Impl {
   // timed again among themselves (TuneOptions::close_band, close_repeats), the earliest within
   // the noise band. One reading of each used to decide for good: on a Zen 3 VM the hints
   // table's worst routed cell read 1.10x and 1.55x of the best in two runs (issue 34).
-  Result<Routed> benchmark(const Problem& problem) {
+  Result<Decision> benchmark(const Problem& problem) {
     std::vector<std::unique_ptr<GemmKernel>> kernels(subs.size());
     std::vector<GemmKernel*> timed;
     std::vector<std::size_t> timed_sub;
@@ -237,10 +254,10 @@ struct GemmOp::Impl {
     }
     const int best = pick_by_rounds(rounds, tuning.noise_band);
     if (best < 0) return unsupported("every sub-kernel failed on " + problem.describe());
-    Routed routed;
-    routed.sub = int(timed_sub[ran[std::size_t(best)]]);
-    routed.kernel = std::move(kernels[std::size_t(routed.sub)]);
-    return routed;
+    Decision decided;
+    decided.sub = int(timed_sub[ran[std::size_t(best)]]);
+    decided.kernel = std::move(kernels[std::size_t(decided.sub)]);
+    return decided;
   }
 
   // The family's identity in route keys: dtypes, layouts, beta class and static dims.
@@ -270,17 +287,18 @@ struct GemmOp::Impl {
   }
 
   // A stored route whose sub-kernel is still one of this op's.
-  std::optional<Routed> stored_route(SessionStore& store, const std::string& key, const Problem& problem) {
+  std::optional<Decision> stored_route(SessionStore& store, const std::string& key, const Problem& problem) {
     std::optional<RouteRecord> record = store.load_route(key);
     if (!record) return std::nullopt;
     for (std::size_t s = 0; s < subs.size(); ++s) {
       if (subs[s].backend != record->backend || subs[s].config != record->config) continue;
       auto kernel = session.kernel(problem, subs[s].backend, subs[s].config);
       if (!kernel.is_ok()) return std::nullopt;
-      Routed routed;
-      routed.sub = int(s);
-      routed.kernel = std::move(kernel).value();
-      return routed;
+      Decision decided;
+      decided.sub = int(s);
+      decided.kernel = std::move(kernel).value();
+      decided.revisited = record->revisited;
+      return decided;
     }
     return std::nullopt;  // the op's hints picked other kernels since: route again
   }
@@ -293,21 +311,54 @@ struct GemmOp::Impl {
     const std::string key = store ? route_key(session.device().fingerprint(), family_key(), hints_text(),
                                               options.route.to_string(), m, n, k)
                                   : std::string();
-    if (store) {
-      if (std::optional<Routed> routed = stored_route(*store, key, problem)) {
-        ++stored_routes_used;
-        return table.insert({m, n, k}, std::make_unique<Routed>(std::move(*routed)));
+    std::optional<Decision> decided;
+    if (store) decided = stored_route(*store, key, problem);
+    if (decided) {
+      ++stored_routes_used;
+    } else {
+      GEMMTUNE_ASSIGN_OR_RETURN(Decision fresh, decide(problem));
+      decided = std::move(fresh);
+      if (store && decided->sub >= 0) {
+        store->save_route(key, {subs[std::size_t(decided->sub)].backend, subs[std::size_t(decided->sub)].config});
       }
     }
-    GEMMTUNE_ASSIGN_OR_RETURN(Routed routed, decide(problem));
-    if (store && routed.sub >= 0) {
-      store->save_route(key, {subs[std::size_t(routed.sub)].backend, subs[std::size_t(routed.sub)].config});
-    }
-    return table.insert({m, n, k}, std::make_unique<Routed>(std::move(routed)));
+    const bool watch = options.route.policy == RoutePolicy::benchmark && options.revisit_after_calls > 0 &&
+                       subs.size() > 1 && decided->sub >= 0 && !decided->revisited;
+    auto routed = std::make_unique<Routed>(std::move(*decided));
+    routed->store_key = key;
+    routed->watched.store(watch, std::memory_order_relaxed);
+    return table.insert({m, n, k}, std::move(routed));
   }
 
-  // Shapes routed from the store rather than decided here (for tests and reports).
+  // Counts a call of a watched shape; the revisit_after_calls-th routes it once more.
+  void count_call(Routed& routed, std::int64_t m, std::int64_t n, std::int64_t k) {
+    if (routed.calls.fetch_add(1, std::memory_order_relaxed) + 1 != options.revisit_after_calls) return;
+    routed.watched.store(false, std::memory_order_relaxed);
+    std::lock_guard lock(route_mutex);
+    auto problem = problem_at(m, n, k);
+    if (!problem.is_ok()) return;
+    // A revisit that cannot time keeps the route it has.
+    Result<Decision> again = benchmark(*problem);
+    if (!again.is_ok() || again->sub < 0) return;
+    ++revisited;
+    const int sub = again->sub;
+    if (sub != routed.sub.load()) {
+      ++changed_on_revisit;
+      routed.kernels.push_back(std::move(again->kernel));
+      routed.active.store(routed.kernels.back().get(), std::memory_order_release);
+      routed.sub.store(sub);
+    }
+    if (SessionStore* store = persists() ? session_store(session) : nullptr; store && !routed.store_key.empty()) {
+      RouteRecord record{subs[std::size_t(sub)].backend, subs[std::size_t(sub)].config};
+      record.revisited = true;
+      store->save_route(routed.store_key, record);
+    }
+  }
+
+  // Shapes routed from the store rather than decided here, and revisits (for tests and reports).
   std::int64_t stored_routes_used = 0;
+  std::atomic<std::int64_t> revisited{0};
+  std::atomic<std::int64_t> changed_on_revisit{0};
 };
 
 GemmOp::GemmOp(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -359,7 +410,8 @@ Status GemmOp::run(std::int64_t m, std::int64_t n, std::int64_t k, const void* a
   if (routed == nullptr) {
     GEMMTUNE_ASSIGN_OR_RETURN(routed, impl_->resolve(m, n, k));
   }
-  return routed->kernel->run(a, b, c, stream);
+  if (routed->watched.load(std::memory_order_relaxed)) impl_->count_call(*routed, m, n, k);
+  return routed->active.load(std::memory_order_acquire)->run(a, b, c, stream);
 }
 
 Result<int> GemmOp::route(std::int64_t m, std::int64_t n, std::int64_t k) {
@@ -367,11 +419,13 @@ Result<int> GemmOp::route(std::int64_t m, std::int64_t n, std::int64_t k) {
   if (routed == nullptr) {
     GEMMTUNE_ASSIGN_OR_RETURN(routed, impl_->resolve(m, n, k));
   }
-  return routed->sub;
+  return routed->sub.load();
 }
 
 const std::vector<SubKernel>& GemmOp::sub_kernels() const { return impl_->subs; }
 std::int64_t GemmOp::routes_from_store() const { return impl_->stored_routes_used; }
+std::int64_t GemmOp::routes_revisited() const { return impl_->revisited; }
+std::int64_t GemmOp::routes_changed_on_revisit() const { return impl_->changed_on_revisit; }
 const Route& GemmOp::policy() const { return impl_->options.route; }
 Result<Problem> GemmOp::problem_at(std::int64_t m, std::int64_t n, std::int64_t k) const {
   return impl_->problem_at(m, n, k);

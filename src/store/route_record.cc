@@ -6,7 +6,8 @@
 
 namespace gemmtune {
 
-// Bump when the record's layout changes. 1: {key, backend, config, checksum}.
+// Bump when the record's layout changes. 1: {key, backend, config, checksum}, and "revisited"
+// (true) once the route was decided again in use; records without it read as not revisited.
 constexpr int kRouteRecordVersion = 1;
 
 std::string route_key(std::string_view device, std::string_view family, std::string_view hints,
@@ -20,6 +21,7 @@ bool is_route_key(std::string_view key) { return key.substr(0, kRouteKeyPrefix.s
 
 std::string serialize_route(const std::string& key, const RouteRecord& route) {
   nlohmann::json body = {{"key", key}, {"backend", route.backend}, {"config", route.config.to_string()}, {"checksum", ""}};
+  if (route.revisited) body["revisited"] = true;
   body["checksum"] = json_checksum(body);
   return body.dump();
 }
@@ -41,6 +43,10 @@ Result<RouteRecord> parse_route(const std::string& key, std::string_view text) {
   auto config = KernelConfig::parse(body["config"].get<std::string>());
   if (!config.is_ok()) return bad("has a bad config: " + config.status().message());
   route.config = *config;
+  if (body.contains("revisited")) {
+    if (!body["revisited"].is_boolean()) return bad("is malformed");
+    route.revisited = body["revisited"].get<bool>();
+  }
   return route;
 }
 

@@ -23,6 +23,9 @@ bool is_route_key(std::string_view key);
 struct RouteRecord {
   std::string backend;
   KernelConfig config;
+  // The route was decided again once the shape was in use (GemmOpOptions::revisit_after_calls):
+  // no process revisits it.
+  bool revisited = false;
 };
 
 std::string serialize_route(const std::string& key, const RouteRecord& route);
