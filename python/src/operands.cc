@@ -191,6 +191,9 @@ Operand operand_from(py::handle object, const char* name) {
 }
 
 std::optional<Storage> storage_of(const Operand& x) {
+  // No element is read or written: any leading dimension will do (numpy gives empty arrays
+  // steps of 0).
+  if (x.rows == 0 || x.cols == 0) return Storage{Layout::row_major, std::max<std::int64_t>(x.cols, 1)};
   const std::int64_t size = std::int64_t(dtype_size(x.dtype));
   if (reinterpret_cast<std::uintptr_t>(x.data) % size != 0) return std::nullopt;
   if (x.row_step % size != 0 || x.col_step % size != 0) return std::nullopt;

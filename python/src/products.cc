@@ -35,7 +35,9 @@ Storage place(Operand& x, std::optional<Layout> required, bool tight) {
                   " tensor");
   }
   x = copied(x, required.value_or(Layout::row_major));
-  return *storage_of(x);
+  storage = storage_of(x);
+  if (!storage) throw StatusError{internal_error("a tight copy of " + x.name + " is not addressable")};
+  return *storage;
 }
 
 void check_same_device(const Operand& x, const Operand& y) {
@@ -109,7 +111,8 @@ Product plan_product(py::handle a, py::handle b, py::handle out, double alpha, d
   }
   const Storage a_storage = place(p.a, rules.a_layout, rules.tight);
   const Storage b_storage = place(p.b, rules.b_layout, rules.tight);
-  const Storage c_storage = *storage_of(p.c);
+  const std::optional<Storage> c_storage = storage_of(p.c);
+  if (!c_storage) throw StatusError{internal_error("out is not addressable after placement")};
   p.spec.m = p.a.rows;
   p.spec.n = p.b.cols;
   p.spec.k = p.a.cols;
@@ -120,7 +123,7 @@ Product plan_product(py::handle a, py::handle b, py::handle out, double alpha, d
   p.spec.b_layout = b_storage.layout;
   p.spec.lda = a_storage.ld;
   p.spec.ldb = b_storage.ld;
-  p.spec.ldc = c_storage.ld;
+  p.spec.ldc = c_storage->ld;
   return p;
 }
 

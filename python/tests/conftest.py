@@ -1,0 +1,87 @@
+"""Shared pieces of the Python tests: the module under test, a cheap session, and a counter of
+what the tests compared, printed at the end so a run shows how much it checked.
+
+ctest runs these with the module of the build tree on PYTHONPATH and GEMMTUNE_CACHE=off, so no
+test writes a tuning store in the user's home; tests that need a store make it in tmp_path.
+"""
+import os
+
+import pytest
+
+IN_CI = os.environ.get("CI") == "true"
+
+
+def skip_unless_ci(reason):
+    """Skips outside CI; under CI=true (.ci/run) a missing part fails instead."""
+    if IN_CI:
+        pytest.fail("CI=true: this test must run, but " + reason)
+    pytest.skip(reason)
+
+
+try:
+    import numpy as np
+except ImportError:  # pragma: no cover - python3-numpy is in deps/debian-packages.txt
+    np = None
+
+import gemmtune  # noqa: E402  (the module under test: failing to import it is a failure)
+
+_counts = {"products": 0, "elements": 0, "errors": 0}
+
+
+@pytest.fixture(autouse=True)
+def _needs_numpy():
+    if np is None:
+        skip_unless_ci("numpy is not installed (python3-numpy)")
+
+
+@pytest.fixture(scope="session")
+def session():
+    """A CPU session whose tunings take one short sample per choice: the tests check results,
+    not picks."""
+    return gemmtune.Session(device="cpu", store="off", samples=1, min_sample_ms=0.05)
+
+
+@pytest.fixture
+def compare():
+    """compare(got, expected, tolerance): asserts every element of C and counts them."""
+
+    def check(got, expected, tolerance=0.0):
+        got = np.asarray(got, dtype=np.float64)
+        expected = np.asarray(expected, dtype=np.float64)
+        assert got.shape == expected.shape
+        scale = max(1.0, float(np.abs(expected).max(initial=0.0)))
+        worst = float(np.abs(got - expected).max(initial=0.0))
+        assert worst <= tolerance * scale, f"largest error {worst} over a tolerance of {tolerance * scale}"
+        _counts["products"] += 1
+        _counts["elements"] += expected.size
+
+    return check
+
+
+@pytest.fixture
+def raises():
+    """raises(kind, *phrases): pytest.raises that also checks the message names what is wrong."""
+
+    class Raises:
+        def __init__(self, kind, *phrases):
+            self.context = pytest.raises(kind)
+            self.phrases = phrases
+
+        def __enter__(self):
+            self.info = self.context.__enter__()
+            return self.info
+
+        def __exit__(self, *exc):
+            suppressed = self.context.__exit__(*exc)
+            for phrase in self.phrases:
+                assert phrase in str(self.info.value), f"{phrase!r} not in {str(self.info.value)!r}"
+            _counts["errors"] += 1
+            return suppressed
+
+    return Raises
+
+
+def pytest_terminal_summary(terminalreporter):
+    terminalreporter.write_line(
+        f"gemmtune python tests: {_counts['elements']} elements of C compared with numpy over "
+        f"{_counts['products']} products; {_counts['errors']} errors checked for their type and message")
