@@ -2,6 +2,7 @@
 // as dicts (the CLI's `tune --json`, made by the same code).
 #include <pybind11/stl.h>
 
+#include <chrono>
 #include <optional>
 #include <set>
 #include <string>
@@ -197,6 +198,27 @@ void register_session(py::module_& module) {
       .def_property_readonly("backends", &Session::backend_names)
       .def_property_readonly("store", &store_dict,
                              "The tuning store: {'path': SQLite file or 'off', 'mode': rw|ro|off, 'redis_url': ...}.")
+      .def(
+          "_time_gemm",
+          [](Session& session, py::handle a, py::handle b, py::handle out, std::int64_t calls) {
+            // For python/bench/call_overhead.py: the same product called from C++ in a loop, the
+            // figure a Python call's time is compared with. Microseconds per call.
+            Product product = plan_product(a, b, out, 1.0, 0.0, PlacementRules{});
+            check_device(product, session);
+            const Problem problem = value_or_throw(Problem::create(product.spec));
+            throw_if_error(session.gemm(problem, product.a.data, product.b.data, product.c.data));
+            py::gil_scoped_release release;
+            const auto start = std::chrono::steady_clock::now();
+            Status status;
+            for (std::int64_t i = 0; i < calls && status.is_ok(); ++i) {
+              status = session.gemm(problem, product.a.data, product.b.data, product.c.data);
+            }
+            const std::chrono::duration<double, std::micro> elapsed = std::chrono::steady_clock::now() - start;
+            py::gil_scoped_acquire acquire;
+            throw_if_error(status);
+            return elapsed.count() / double(std::max<std::int64_t>(calls, 1));
+          },
+          py::arg("a"), py::arg("b"), py::arg("out"), py::arg("calls"))
       .def("__repr__", [](const Session& session) { return "gemmtune.Session(device='" + session.device().name + "')"; });
 }
 

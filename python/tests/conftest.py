@@ -34,11 +34,20 @@ def _needs_numpy():
         skip_unless_ci("numpy is not installed (python3-numpy)")
 
 
+# Tunings of one short sample per choice: the tests check results, not picks.
+QUICK = dict(store="off", samples=1, min_sample_ms=0.05)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _quick_default_sessions():
+    """gemmtune.matmul's default sessions tune as quickly as the test sessions."""
+    gemmtune.configure(**QUICK)
+
+
 @pytest.fixture(scope="session")
 def session():
-    """A CPU session whose tunings take one short sample per choice: the tests check results,
-    not picks."""
-    return gemmtune.Session(device="cpu", store="off", samples=1, min_sample_ms=0.05)
+    """A CPU session without a store whose tunings are quick."""
+    return gemmtune.Session(device="cpu", **QUICK)
 
 
 @pytest.fixture

@@ -68,6 +68,14 @@ def test_bfloat16_tensors_multiply_into_float32(session, compare):
     compare(out, reference(a, b))
 
 
+def test_a_bfloat16_out_receives_bfloat16(session, compare):
+    a, b = ints(6, 4), ints(4, 3)
+    out_bits = np.zeros((6, 3), dtype=np.uint16)
+    session.matmul(Tensor(bfloat16_bits(a), (6, 4), KDL_BFLOAT, 16), Tensor(bfloat16_bits(b), (4, 3), KDL_BFLOAT, 16),
+                   out=Tensor(out_bits, (6, 3), KDL_BFLOAT, 16))
+    compare((out_bits.astype(np.uint32) << 16).view(np.float32), reference(a, b))
+
+
 def test_an_unknown_dlpack_dtype_is_a_type_error(session, raises):
     tensor = Tensor(np.zeros((2, 2), dtype=np.float64), (2, 2), KDL_FLOAT, 64)
     with raises(TypeError, "a has DLPack dtype code 2 bits 64"):

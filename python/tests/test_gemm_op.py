@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import gemmtune
+from conftest import QUICK
 
 RNG = np.random.default_rng(35)
 N, K = 24, 16
@@ -60,7 +61,7 @@ def test_a_dtype_other_than_the_familys_is_a_type_error(op, raises):
 
 
 def test_the_op_keeps_its_session_alive(compare):
-    session = gemmtune.Session(store="off", samples=1, min_sample_ms=0.05)
+    session = gemmtune.Session(**QUICK)
     op = gemmtune.GemmOp(session, m=6, k=5, dtype="int8", hints=[8], route="fixed:0")
     del session
     a, b = ints(6, 5, np.int8), ints(5, 13, np.int8)

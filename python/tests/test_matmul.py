@@ -143,3 +143,24 @@ def test_a_known_shape_dispatches_to_the_same_kernel_on_later_calls(session, com
         a, b = ints(21, 19), ints(19, 23)
         compare(session.matmul(a, b), reference(a, b))
     assert session.pick(21, 23, 19) == first
+
+
+def test_threads_share_a_session_and_each_gets_its_own_product(session, compare):
+    # matmul lets go of the GIL while gemmtune tunes and runs: eight threads meet one new shape
+    # at once, and each must get its own operands' product.
+    import threading
+
+    operands = [(ints(37, 31), ints(31, 29)) for _ in range(8)]
+    results = [None] * len(operands)
+
+    def work(i):
+        for _ in range(5):
+            results[i] = session.matmul(*operands[i])
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(len(operands))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for (a, b), c in zip(operands, results):
+        compare(c, reference(a, b))

@@ -7,8 +7,7 @@ import numpy as np
 import pytest
 
 import gemmtune
-
-QUICK = dict(samples=1, min_sample_ms=0.05)
+from conftest import QUICK
 STATUSES = {"ok", "skipped", "prepare_failed", "run_failed", "wrong_result", "pruned"}
 
 
@@ -41,18 +40,18 @@ def test_pick_is_none_for_a_problem_never_met(session):
 
 
 def test_a_session_restricted_to_one_backend_picks_from_it():
-    session = gemmtune.Session(store="off", backends=["reference"], **QUICK)
+    session = gemmtune.Session(**{**QUICK, "backends": ["reference"]})
     assert session.backends == ["reference"]
     assert session.tune(5, 6, 7)["best"]["backend"] == "reference"
 
 
 def test_the_store_keeps_a_tuning_for_the_next_session(tmp_path):
     path = str(tmp_path / "tuning.sqlite")
-    first = gemmtune.Session(store=path, **QUICK)
+    first = gemmtune.Session(**{**QUICK, "store": path})
     assert first.store == {"path": path, "mode": "rw", "redis_url": ""}
     tuned = first.tune(12, 10, 8)
     assert os.path.exists(path)
-    second = gemmtune.Session(store=path, **QUICK)
+    second = gemmtune.Session(**{**QUICK, "store": path})
     loaded = second.tune(12, 10, 8, use_store=True)
     assert loaded["store_hit"] is True
     assert (loaded["best"]["backend"], loaded["best"]["config"]) == (tuned["best"]["backend"], tuned["best"]["config"])
@@ -60,7 +59,7 @@ def test_the_store_keeps_a_tuning_for_the_next_session(tmp_path):
 
 def test_a_read_only_store_is_never_written(tmp_path):
     path = tmp_path / "curated.sqlite"
-    session = gemmtune.Session(store=str(path), store_mode="ro", **QUICK)
+    session = gemmtune.Session(**{**QUICK, "store": str(path), "store_mode": "ro"})
     assert session.store["mode"] == "ro"
     session.tune(9, 9, 9)
     assert not path.exists()
@@ -70,15 +69,15 @@ def test_the_store_defaults_come_from_the_environment(tmp_path, monkeypatch):
     path = str(tmp_path / "from-env.sqlite")
     monkeypatch.setenv("GEMMTUNE_CACHE", path)
     monkeypatch.setenv("GEMMTUNE_CACHE_MODE", "ro")
-    assert gemmtune.Session(**QUICK).store == {"path": path, "mode": "ro", "redis_url": ""}
-    assert gemmtune.Session(store="off", **QUICK).store["path"] == "off"
+    assert gemmtune.Session(samples=1).store == {"path": path, "mode": "ro", "redis_url": ""}
+    assert gemmtune.Session(**QUICK).store["path"] == "off"
 
 
 def test_configure_sets_the_default_sessions_store(tmp_path, compare):
     path = str(tmp_path / "default.sqlite")
     before = gemmtune.default_session()
     try:
-        gemmtune.configure(store=path, **QUICK)
+        gemmtune.configure(**{**QUICK, "store": path})
         session = gemmtune.default_session()
         assert session is not before and session is gemmtune.default_session()
         assert session.store["path"] == path
@@ -86,12 +85,18 @@ def test_configure_sets_the_default_sessions_store(tmp_path, compare):
         compare(gemmtune.matmul(a, b), np.full((3, 5), 4.0))
         assert os.path.exists(path), "matmul's tuning went to the configured store"
     finally:
-        gemmtune.configure(store="off")
+        gemmtune.configure(**QUICK)
     assert gemmtune.default_session().store["path"] == "off"
 
 
 def test_routing_by_distance_serves_new_shapes_from_the_family(compare):
-    session = gemmtune.Session(store="off", route="distance", hints=[4, 64], **QUICK)
+    session = gemmtune.Session(**QUICK, route="distance", hints=[4, 64])
     a, b = np.ones((20, 8), dtype=np.float32), np.ones((8, 6), dtype=np.float32)
     compare(session.matmul(a, b), np.full((20, 6), 8.0))
     assert session.pick(20, 6, 8)["routed"] is True
+
+
+def test_the_overhead_benchmarks_cpp_loop_computes_the_product(session, compare):
+    a, b, out = np.full((2, 3), 2.0, dtype=np.float32), np.ones((3, 4), dtype=np.float32), np.zeros((2, 4), np.float32)
+    assert session._time_gemm(a, b, out, 10) > 0
+    compare(out, np.full((2, 4), 6.0))
