@@ -6,6 +6,7 @@
 #include "bindings.h"
 #include "errors.h"
 #include "products.h"
+#include "worker_location.h"
 
 namespace py = pybind11;
 using namespace gemmtune;
@@ -34,6 +35,7 @@ py::object default_session(py::module_& module, const std::string& device) {
 PYBIND11_MODULE(gemmtune, module) {
   module.doc() = "gemmtune: the fastest correct matrix multiply for each shape, tuned on first sight.";
   module.attr("__version__") = GEMMTUNE_VERSION;
+  point_at_worker();
   register_errors(module);
   register_session(module);
   register_op(module);

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import gemmtune
-from conftest import QUICK
+from conftest import QUICK, skip_unless_ci
 STATUSES = {"ok", "skipped", "prepare_failed", "run_failed", "wrong_result", "pruned"}
 
 
@@ -100,3 +100,14 @@ def test_the_overhead_benchmarks_cpp_loop_computes_the_product(session, compare)
     a, b, out = np.full((2, 3), 2.0, dtype=np.float32), np.ones((3, 4), dtype=np.float32), np.zeros((2, 4), np.float32)
     assert session._time_gemm(a, b, out, 10) > 0
     compare(out, np.full((2, 4), 6.0))
+
+
+def test_a_cuda_build_points_the_jit_check_at_the_worker_of_the_modules_tree():
+    # ctest leaves GEMMTUNE_WORKER unset: the module set it on import, to build/bin beside the
+    # module's build/python (the worker is found beside python3 otherwise, where it is not).
+    if not all(b["available"] for b in gemmtune.compiled_backends("cuda")):
+        skip_unless_ci("this build has no CUDA backends")
+    worker = os.environ.get("GEMMTUNE_WORKER", "")
+    assert os.path.basename(worker) == "gemmtune-worker" and os.path.isfile(worker), worker
+    module_tree = os.path.dirname(os.path.dirname(os.path.abspath(gemmtune.__file__)))
+    assert os.path.dirname(os.path.dirname(worker)) == module_tree
