@@ -73,8 +73,7 @@ void register_op(py::module_& module) {
              family.n = dim_or_dynamic(n);
              family.k = dim_or_dynamic(k);
              family.a_type = family.b_type = dtype_from_python(dtype);
-             family.c_type = out_dtype.is_none() ? (family.a_type == DType::s8 ? DType::s32 : family.a_type)
-                                                 : dtype_from_python(out_dtype);
+             family.c_type = out_dtype.is_none() ? natural_output(family.a_type) : dtype_from_python(out_dtype);
              const auto layouts = value_or_throw(parse_layout_letters(layout));
              family.a_layout = layouts.first;
              family.b_layout = layouts.second;

@@ -9,14 +9,6 @@ namespace {
 
 namespace py = pybind11;
 
-DType natural_output(DType input) {
-  switch (input) {
-    case DType::s8: return DType::s32;
-    case DType::bf16: return DType::f32;
-    default: return input;
-  }
-}
-
 std::int64_t tight_ld(const Operand& x, Layout layout) {
   return std::max<std::int64_t>(1, layout == Layout::row_major ? x.cols : x.rows);
 }
@@ -72,6 +64,14 @@ void place_output(Product& p, const PlacementRules& rules) {
 }
 
 }  // namespace
+
+DType natural_output(DType input) {
+  switch (input) {
+    case DType::s8: return DType::s32;
+    case DType::bf16: return DType::f32;
+    default: return input;
+  }
+}
 
 Product plan_product(py::handle a, py::handle b, py::handle out, double alpha, double beta,
                      const PlacementRules& rules) {

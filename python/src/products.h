@@ -14,6 +14,10 @@
 
 namespace gemmtune::python {
 
+// C's dtype when the caller names none: the library's (f32, f16, s32 for s8), except f32 for
+// bf16, which numpy has no dtype for.
+DType natural_output(DType input);
+
 // What a caller needs of the operands' placement.
 struct PlacementRules {
   // Layouts A and B must have (a GemmOp's family); nullopt takes either.
@@ -22,8 +26,7 @@ struct PlacementRules {
   bool tight = false;
   // A column-major C may be computed as Cᵀ = Bᵀ·Aᵀ (Session::gemm writes C row-major).
   bool may_transpose = true;
-  // C's dtype when no `out` is given; nullopt: the inputs' natural output (f32 for bf16,
-  // which numpy lacks).
+  // C's dtype when no `out` is given; nullopt: natural_output of the inputs.
   std::optional<DType> output_dtype;
 };
 

@@ -73,3 +73,13 @@ def test_the_op_keeps_its_session_alive(compare):
 def test_a_bad_route_is_refused(session, raises):
     with raises(gemmtune.InvalidArgumentError, "unknown route 'fastest'"):
         gemmtune.GemmOp(session, n=4, k=4, route="fastest")
+
+
+def test_a_bfloat16_op_takes_dlpack_operands_and_gives_float32(session, compare):
+    from dlpack_tensors import KDL_BFLOAT, Tensor, bfloat16_bits
+
+    op = gemmtune.GemmOp(session, n=3, k=4, dtype="bfloat16", hints=[4], route="fixed:0")
+    a, b = ints(5, 4), ints(4, 3)
+    c = op(Tensor(bfloat16_bits(a), (5, 4), KDL_BFLOAT, 16), Tensor(bfloat16_bits(b), (4, 3), KDL_BFLOAT, 16))
+    assert c.dtype == np.float32
+    compare(c, a.astype(np.float64) @ b)
