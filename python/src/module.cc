@@ -44,14 +44,17 @@ PYBIND11_MODULE(gemmtune, module) {
 
   module.def(
       "matmul",
-      [module](py::handle a, py::handle b, py::handle out, double alpha, double beta) mutable {
-        Product product = plan_product(a, b, out, alpha, beta, PlacementRules{});
+      [module](py::handle a, py::handle b, py::handle out, double alpha, double beta, py::handle stream) mutable {
+        Product product = plan_product(a, b, out, alpha, beta, PlacementRules{}, stream);
         py::object session = default_session(module, product.device.name());
         return run_product(session.cast<Session&>(), product);
       },
       py::arg("a"), py::arg("b"), py::arg("out") = py::none(), py::arg("alpha") = 1.0, py::arg("beta") = 0.0,
+      py::kw_only(), py::arg("stream") = py::none(),
       "alpha·a@b + beta·out through the default session of the operands' device; returns out or a new array.\n"
-      "a, b: 2-D numpy arrays or objects with __dlpack__ (float32, float16, bfloat16, int8 -> int32).");
+      "a, b: 2-D numpy arrays or objects with __dlpack__ (float32, float16, bfloat16, int8 -> int32).\n"
+      "stream: for CUDA operands, the stream to run on as DLPack numbers it (a cudaStream_t, or 1 and 2 for\n"
+      "the legacy and per-thread default streams); None: the legacy default stream.");
   module.def(
       "default_session", [module](const std::string& device) mutable { return default_session(module, device); },
       py::arg("device") = "cpu", "The session gemmtune.matmul uses for a device (made on first use).");

@@ -33,14 +33,14 @@ void check_dtype(const Operand& x, DType expected) {
   }
 }
 
-py::object call(PyGemmOp& self, py::handle a, py::handle b, py::handle out) {
+py::object call(PyGemmOp& self, py::handle a, py::handle b, py::handle out, py::handle stream) {
   PlacementRules rules;
   rules.a_layout = self.family.a_layout;
   rules.b_layout = self.family.b_layout;
   rules.tight = true;
   rules.may_transpose = false;
   rules.output_dtype = self.family.c_type;
-  Product product = plan_product(a, b, out, self.family.alpha, self.family.beta, rules);
+  Product product = plan_product(a, b, out, self.family.alpha, self.family.beta, rules, stream);
   check_dtype(product.a, self.family.a_type);
   check_dtype(product.b, self.family.b_type);
   if (product.write_back) check_dtype(*product.write_back, self.family.c_type);
@@ -96,7 +96,8 @@ void register_op(py::module_& module) {
            py::arg("hints") = std::vector<std::int64_t>{64, 256, 4096}, py::arg("route") = "benchmark",
            py::arg("persist_routes") = true,
            "GemmOp(session, *, m=None, n=None, k=None, ...): a dim left None is dynamic. Tunes every hint now.")
-      .def("__call__", &call, py::arg("a"), py::arg("b"), py::arg("out") = py::none(),
+      .def("__call__", &call, py::arg("a"), py::arg("b"), py::arg("out") = py::none(), py::kw_only(),
+           py::arg("stream") = py::none(),
            "alpha·a@b + beta·out for a shape of the family; returns out (or a new array).")
       .def(
           "route",

@@ -97,15 +97,15 @@ OperandDevice device_of_dlpack(const DLDevice& device, const char* name) {
   }
 }
 
-Operand from_dlpack(py::handle object, const char* name) {
-  // The producer needs to know the consumer's stream before it hands a CUDA tensor over: gemmtune
-  // enqueues on the legacy default stream (1 in the protocol). CPU producers take no stream.
+Operand from_dlpack(py::handle object, const char* name, std::int64_t cuda_stream) {
+  // The producer needs to know the consumer's stream before it hands a CUDA tensor over. CPU
+  // producers take no stream.
   py::object capsule;
   if (py::hasattr(object, "__dlpack_device__")) {
     py::tuple device = object.attr("__dlpack_device__")();
     const int type = device[0].cast<int>();
     const bool cuda = type == kDLCUDA || type == kDLCUDAManaged;
-    capsule = cuda ? object.attr("__dlpack__")(py::arg("stream") = 1) : object.attr("__dlpack__")();
+    capsule = cuda ? object.attr("__dlpack__")(py::arg("stream") = cuda_stream) : object.attr("__dlpack__")();
   } else {
     capsule = object.attr("__dlpack__")();
   }
@@ -180,12 +180,12 @@ Operand Operand::transposed() const {
 
 std::string Operand::shape_text() const { return std::to_string(rows) + "x" + std::to_string(cols); }
 
-Operand operand_from(py::handle object, const char* name) {
+Operand operand_from(py::handle object, const char* name, std::int64_t cuda_stream) {
   if (py::isinstance<py::array>(object)) {
     return from_numpy(py::reinterpret_borrow<py::array>(object), name, std::nullopt,
                       py::reinterpret_borrow<py::object>(object));
   }
-  if (py::hasattr(object, "__dlpack__")) return from_dlpack(object, name);
+  if (py::hasattr(object, "__dlpack__")) return from_dlpack(object, name, cuda_stream);
   throw_type_error(std::string(name) + " is a " + py::str(py::type::handle_of(object).attr("__name__")).cast<std::string>() +
                    "; gemmtune.matmul takes numpy arrays and objects with __dlpack__");
 }

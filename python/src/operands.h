@@ -49,7 +49,10 @@ struct Storage {
 
 // A numpy array or an object with __dlpack__, as a 2-D operand; TypeError for anything else, an
 // unknown dtype or a device gemmtune does not serve, InvalidArgumentError for another rank.
-Operand operand_from(pybind11::handle object, const char* name);
+// `cuda_stream`: the stream gemmtune will run on, numbered as DLPack does (1 the legacy default
+// stream, 2 the per-thread one, else a cudaStream_t), told to a CUDA producer so that it orders
+// its pending work before it.
+Operand operand_from(pybind11::handle object, const char* name, std::int64_t cuda_stream = 1);
 
 // The layout and leading dimension of an operand whose elements gemmtune can reach in place
 // (aligned, whole-element steps, unit steps along one dim); nullopt for any other view.

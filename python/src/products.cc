@@ -74,16 +74,27 @@ DType natural_output(DType input) {
 }
 
 Product plan_product(py::handle a, py::handle b, py::handle out, double alpha, double beta,
-                     const PlacementRules& rules) {
+                     const PlacementRules& rules, py::handle stream) {
   Product p;
-  p.a = operand_from(a, "a");
-  p.b = operand_from(b, "b");
+  // DLPack's numbering: 0 would be ambiguous (legacy or per-thread default) and is not allowed.
+  const std::int64_t cuda_stream = stream.is_none() ? 1 : stream.cast<std::int64_t>();
+  if (cuda_stream < 1) {
+    throw_invalid("stream=" + std::to_string(cuda_stream) +
+                  " is not a stream: pass 1 (the legacy default stream), 2 (the per-thread one) or a cudaStream_t");
+  }
+  p.a = operand_from(a, "a", cuda_stream);
+  p.b = operand_from(b, "b", cuda_stream);
   if (p.a.cols != p.b.rows) {
     throw_invalid("a is " + p.a.shape_text() + " and b is " + p.b.shape_text() + ": a's columns (" +
                   std::to_string(p.a.cols) + ") must equal b's rows (" + std::to_string(p.b.rows) + ")");
   }
   check_same_device(p.a, p.b);
   p.device = p.a.device;
+  if (!stream.is_none()) {
+    if (p.device.kind == DeviceKind::cpu) throw_invalid("stream= is for CUDA operands; a and b are on cpu");
+    // CUDA reads 1 and 2 as handles too: cudaStreamLegacy and cudaStreamPerThread.
+    p.stream = reinterpret_cast<void*>(static_cast<std::uintptr_t>(cuda_stream));
+  }
   p.spec.alpha = alpha;
   p.spec.beta = beta;
   if (out.is_none()) {
@@ -94,7 +105,7 @@ Product plan_product(py::handle a, py::handle b, py::handle out, double alpha, d
     p.c = new_output("out", p.a.rows, p.b.cols, rules.output_dtype.value_or(natural_output(p.a.dtype)));
     p.result = p.c.owner;
   } else {
-    p.c = operand_from(out, "out");
+    p.c = operand_from(out, "out", cuda_stream);
     if (p.c.rows != p.a.rows || p.c.cols != p.b.cols) {
       throw_invalid("out is " + p.c.shape_text() + " but a·b is " + std::to_string(p.a.rows) + "x" +
                     std::to_string(p.b.cols));
@@ -151,7 +162,7 @@ py::object run_product(Session& session, Product& product) {
   Status status;
   {
     py::gil_scoped_release release;
-    status = session.gemm(problem, product.a.data, product.b.data, product.c.data);
+    status = session.gemm(problem, product.a.data, product.b.data, product.c.data, product.stream);
   }
   throw_if_error(status);
   return finish(product);
@@ -161,7 +172,8 @@ py::object run_product(GemmOp& op, Product& product) {
   Status status;
   {
     py::gil_scoped_release release;
-    status = op.run(product.spec.m, product.spec.n, product.spec.k, product.a.data, product.b.data, product.c.data);
+    status = op.run(product.spec.m, product.spec.n, product.spec.k, product.a.data, product.b.data, product.c.data,
+                    product.stream);
   }
   throw_if_error(status);
   return finish(product);

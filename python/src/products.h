@@ -34,15 +34,17 @@ struct Product {
   Operand a, b, c;
   ProblemSpec spec;
   OperandDevice device;
+  void* stream = nullptr;   // the cudaStream_t the product is enqueued on; null: the legacy default
   pybind11::object result;  // what the call returns: `out`, or the new array
   // When C is computed in a temporary (an `out` gemmtune cannot address): where it goes after.
   std::optional<Operand> write_back;
 };
 
 // Reads and places the operands; raises TypeError or gemmtune.InvalidArgumentError naming the
-// operand that is wrong.
+// operand that is wrong. `stream`: CUDA operands only, the stream as DLPack numbers it (None:
+// the legacy default stream).
 Product plan_product(pybind11::handle a, pybind11::handle b, pybind11::handle out, double alpha, double beta,
-                     const PlacementRules& rules);
+                     const PlacementRules& rules, pybind11::handle stream = pybind11::none());
 
 // Raises InvalidArgumentError unless the product's operands are on the session's device.
 void check_device(const Product& product, const Session& session);

@@ -151,12 +151,13 @@ void register_session(py::module_& module) {
            "        lut=None, model=None, route=None, hints=None, dynamic_dims=None); None keeps the default.")
       .def(
           "matmul",
-          [](Session& session, py::handle a, py::handle b, py::handle out, double alpha, double beta) {
-            Product product = plan_product(a, b, out, alpha, beta, PlacementRules{});
+          [](Session& session, py::handle a, py::handle b, py::handle out, double alpha, double beta, py::handle stream) {
+            Product product = plan_product(a, b, out, alpha, beta, PlacementRules{}, stream);
             return run_product(session, product);
           },
           py::arg("a"), py::arg("b"), py::arg("out") = py::none(), py::arg("alpha") = 1.0, py::arg("beta") = 0.0,
-          "alpha·a@b + beta·out on this session's device; returns out (or a new array).")
+          py::kw_only(), py::arg("stream") = py::none(),
+          "alpha·a@b + beta·out on this session's device; returns out (or a new array). stream: CUDA only.")
       .def(
           "tune",
           [](Session& session, std::int64_t m, std::int64_t n, std::int64_t k, py::handle dtype, const std::string& layout,

@@ -121,6 +121,24 @@ def test_cuda_tensors_without_a_gpu_end_in_the_no_device_error(no_gpu, raises):
     assert a.deleted == a.exports == 1
 
 
+def test_a_cuda_producer_is_told_the_stream_gemmtune_will_run_on(no_gpu):
+    a, b, out = cuda_tensor(4, 3), cuda_tensor(3, 2), cuda_tensor(4, 2)
+    with pytest.raises(gemmtune.Error):  # no GPU: the call ends at the session
+        gemmtune.matmul(a, b, out=out, stream=0x7F00AB)
+    assert a.streams == b.streams == out.streams == [0x7F00AB]
+
+
+@pytest.mark.parametrize("stream", [0, -1])
+def test_a_stream_that_dlpack_does_not_number_is_refused(raises, stream):
+    with raises(gemmtune.InvalidArgumentError, f"stream={stream} is not a stream"):
+        gemmtune.matmul(cuda_tensor(4, 3), cuda_tensor(3, 2), out=cuda_tensor(4, 2), stream=stream)
+
+
+def test_a_stream_for_cpu_operands_is_refused(session, raises):
+    with raises(gemmtune.InvalidArgumentError, "stream= is for CUDA operands; a and b are on cpu"):
+        session.matmul(np.ones((2, 2), dtype=np.float32), np.ones((2, 2), dtype=np.float32), stream=1)
+
+
 def test_cuda_tensors_need_an_out(no_gpu, raises):
     with raises(gemmtune.InvalidArgumentError, "a and b are on cuda:0: pass out="):
         gemmtune.matmul(cuda_tensor(4, 3), cuda_tensor(3, 2))
