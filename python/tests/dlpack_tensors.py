@@ -51,13 +51,16 @@ def _destroy_capsule(capsule):
 
 
 class Tensor:
-    """A 2-D tensor over `storage` (a numpy array that keeps the bytes) exported through DLPack.
+    """A 2-D tensor over `storage` (a numpy array that keeps the bytes), or over device memory at
+    `address`, exported through DLPack.
 
     device_type and dtype code/bits are whatever the test says; strides are in elements (None
     for DLPack's compact row-major)."""
 
-    def __init__(self, storage, shape, code, bits, device_type=KDL_CPU, device_id=0, strides=None, offset=0):
+    def __init__(self, storage, shape, code, bits, device_type=KDL_CPU, device_id=0, strides=None, offset=0,
+                 address=None):
         self.storage = storage
+        self.address = storage.ctypes.data if address is None else address  # device memory: its pointer
         self.shape = shape
         self.code, self.bits = code, bits
         self.device = (device_type, device_id)
@@ -77,7 +80,7 @@ class Tensor:
         shape = (ctypes.c_int64 * 2)(*self.shape)
         strides = (ctypes.c_int64 * 2)(*self.strides) if self.strides else None
         managed = DLManagedTensor()
-        managed.dl_tensor.data = self.storage.ctypes.data
+        managed.dl_tensor.data = self.address
         managed.dl_tensor.device = DLDevice(*self.device)
         managed.dl_tensor.ndim = 2
         managed.dl_tensor.dtype = DLDataType(self.code, self.bits, 1)
