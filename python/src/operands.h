@@ -64,7 +64,8 @@ Operand copied(const Operand& operand, Layout layout);
 // A new row-major numpy array for C.
 Operand new_output(const char* name, std::int64_t rows, std::int64_t cols, DType dtype);
 
-// Whether two CPU operands share bytes (by the address ranges their views span).
+// Whether two operands on one device may share bytes: whether the address ranges their views
+// span meet.
 bool overlaps(const Operand& x, const Operand& y);
 
 // A dtype given by name ("float32", "f32", "bfloat16", ...) or as a numpy dtype or type.

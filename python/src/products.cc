@@ -115,10 +115,14 @@ Product plan_product(py::handle a, py::handle b, py::handle out, double alpha, d
     p.result = py::reinterpret_borrow<py::object>(out);
   }
   place_output(p, rules);
-  if (p.device.kind == DeviceKind::cpu) {
-    // gemmtune reads A and B while it writes C: inputs that share C's bytes are copied first.
-    if (overlaps(p.a, p.c)) p.a = copied(p.a, Layout::row_major);
-    if (overlaps(p.b, p.c)) p.b = copied(p.b, Layout::row_major);
+  // gemmtune reads A and B while it writes C: inputs that share C's bytes are copied first.
+  for (Operand* input : {&p.a, &p.b}) {
+    if (!overlaps(*input, p.c)) continue;
+    if (p.device.kind != DeviceKind::cpu) {
+      throw_invalid("out shares memory with " + input->name + " on " + p.device.name() +
+                    ", and gemmtune copies only host memory");
+    }
+    *input = copied(*input, Layout::row_major);
   }
   const Storage a_storage = place(p.a, rules.a_layout, rules.tight);
   const Storage b_storage = place(p.b, rules.b_layout, rules.tight);

@@ -156,6 +156,13 @@ def test_a_cpu_session_refuses_cuda_operands(session, raises):
         session.matmul(cuda_tensor(4, 3), cuda_tensor(3, 2), out=cuda_tensor(4, 2))
 
 
+def test_a_cuda_out_that_shares_memory_with_an_input_is_refused(raises):
+    shared = np.zeros((4, 4), dtype=np.float32)
+    a = Tensor(shared, (4, 4), KDL_FLOAT, 32, device_type=KDL_CUDA)
+    with raises(gemmtune.InvalidArgumentError, "out shares memory with a on cuda:0"):
+        gemmtune.matmul(a, cuda_tensor(4, 4), out=Tensor(shared, (4, 4), KDL_FLOAT, 32, device_type=KDL_CUDA))
+
+
 def test_cuda_operands_gemmtune_cannot_address_are_refused_not_copied(raises):
     strided = Tensor(np.zeros((4, 6), dtype=np.float32), (4, 3), KDL_FLOAT, 32, device_type=KDL_CUDA, strides=[6, 2])
     with raises(gemmtune.InvalidArgumentError, "a (4x3, steps of 24 and 8 bytes) cannot be read in place on cuda:0"):
