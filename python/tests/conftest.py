@@ -20,18 +20,24 @@ def skip_unless_ci(reason):
 
 try:
     import numpy as np
-except ImportError:  # pragma: no cover - python3-numpy is in deps/debian-packages.txt
+except ImportError:  # python3-numpy is in deps/debian-packages.txt
     np = None
 
 import gemmtune  # noqa: E402  (the module under test: failing to import it is a failure)
 
-_counts = {"products": 0, "elements": 0, "errors": 0}
+if np is None:
+    # Every test needs numpy: none is collected, and the run ends as a skip (77, ctest's
+    # SKIP_RETURN_CODE) outside CI and as a failure under CI=true.
+    collect_ignore_glob = ["test_*.py"]
 
 
-@pytest.fixture(autouse=True)
-def _needs_numpy():
+def pytest_sessionfinish(session, exitstatus):
     if np is None:
-        skip_unless_ci("numpy is not installed (python3-numpy)")
+        print("\nnumpy is not installed (python3-numpy): " + ("failing under CI=true" if IN_CI else "skipped"))
+        session.exitstatus = 1 if IN_CI else 77
+
+
+_counts = {"products": 0, "elements": 0, "errors": 0}
 
 
 # Tunings of one short sample per choice: the tests check results, not picks.
