@@ -63,6 +63,40 @@ void place_output(Product& p, const PlacementRules& rules) {
   p.c = p.spec.beta != 0.0 ? copied(p.c, Layout::row_major) : new_output("out", p.c.rows, p.c.cols, p.c.dtype);
 }
 
+bool is_numpy_vector(py::handle x) { return py::isinstance<py::array>(x) && py::reinterpret_borrow<py::array>(x).ndim() == 1; }
+
+// A view of a numpy array with a dim of 1 inserted at `axis` (0: a row, -1: a column).
+py::object expanded(py::handle x, int axis) {
+  return py::module_::import("numpy").attr("expand_dims")(x, axis);
+}
+
+// numpy's matmul reads a vector as A as one row and as B as one column, and C lacks the dims it
+// added (a scalar when both are vectors). gemmtune takes the same views of numpy vectors; `out`
+// must have C's dims.
+struct Vectors {
+  bool a = false, b = false;
+  py::object a_matrix, b_matrix, out_matrix;
+};
+
+Vectors promote_vectors(py::handle a, py::handle b, py::handle out) {
+  Vectors v;
+  v.a = is_numpy_vector(a);
+  v.b = is_numpy_vector(b);
+  v.a_matrix = v.a ? expanded(a, 0) : py::reinterpret_borrow<py::object>(a);
+  v.b_matrix = v.b ? expanded(b, -1) : py::reinterpret_borrow<py::object>(b);
+  v.out_matrix = py::reinterpret_borrow<py::object>(out);
+  if ((v.a || v.b) && !out.is_none()) {
+    const int dims = 2 - int(v.a) - int(v.b);
+    if (!py::isinstance<py::array>(out) || py::reinterpret_borrow<py::array>(out).ndim() != dims) {
+      throw_invalid("a·b of " + std::string(v.a && v.b ? "two vectors is a scalar" : "a vector is a vector") +
+                    ": out must have " + std::to_string(dims) + " dims");
+    }
+    if (v.a) v.out_matrix = expanded(v.out_matrix, 0);
+    if (v.b) v.out_matrix = expanded(v.out_matrix, -1);
+  }
+  return v;
+}
+
 }  // namespace
 
 DType natural_output(DType input) {
@@ -82,8 +116,9 @@ Product plan_product(py::handle a, py::handle b, py::handle out, double alpha, d
     throw_invalid("stream=" + std::to_string(cuda_stream) +
                   " is not a stream: pass 1 (the legacy default stream), 2 (the per-thread one) or a cudaStream_t");
   }
-  p.a = operand_from(a, "a", cuda_stream);
-  p.b = operand_from(b, "b", cuda_stream);
+  const Vectors vectors = promote_vectors(a, b, out);
+  p.a = operand_from(vectors.a_matrix, "a", cuda_stream);
+  p.b = operand_from(vectors.b_matrix, "b", cuda_stream);
   if (p.a.cols != p.b.rows) {
     throw_invalid("a is " + p.a.shape_text() + " and b is " + p.b.shape_text() + ": a's columns (" +
                   std::to_string(p.a.cols) + ") must equal b's rows (" + std::to_string(p.b.rows) + ")");
@@ -104,8 +139,13 @@ Product plan_product(py::handle a, py::handle b, py::handle out, double alpha, d
     }
     p.c = new_output("out", p.a.rows, p.b.cols, rules.output_dtype.value_or(natural_output(p.a.dtype)));
     p.result = p.c.owner;
+    if (vectors.a && vectors.b) {
+      p.scalar = true;
+    } else if (vectors.a || vectors.b) {
+      p.result = p.result.attr("reshape")(vectors.a ? p.b.cols : p.a.rows);
+    }
   } else {
-    p.c = operand_from(out, "out", cuda_stream);
+    p.c = operand_from(vectors.out_matrix, "out", cuda_stream);
     if (p.c.rows != p.a.rows || p.c.cols != p.b.cols) {
       throw_invalid("out is " + p.c.shape_text() + " but a·b is " + std::to_string(p.a.rows) + "x" +
                     std::to_string(p.b.cols));
@@ -155,7 +195,8 @@ namespace {
 
 py::object finish(Product& product) {
   if (product.write_back) product.write_back->array.attr("__setitem__")(py::ellipsis(), product.c.array);
-  return product.result;
+  // numpy's scalar, as v @ v gives, read once the product is there.
+  return product.scalar ? py::object(product.result[py::make_tuple(0, 0)]) : product.result;
 }
 
 }  // namespace

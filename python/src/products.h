@@ -36,6 +36,7 @@ struct Product {
   OperandDevice device;
   void* stream = nullptr;   // the cudaStream_t the product is enqueued on; null: the legacy default
   pybind11::object result;  // what the call returns: `out`, or the new array
+  bool scalar = false;      // two vectors and no `out`: the call returns result's one element
   // When C is computed in a temporary (an `out` gemmtune cannot address): where it goes after.
   std::optional<Operand> write_back;
 };

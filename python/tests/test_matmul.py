@@ -164,3 +164,30 @@ def test_threads_share_a_session_and_each_gets_its_own_product(session, compare)
         thread.join()
     for (a, b), c in zip(operands, results):
         compare(c, reference(a, b))
+
+
+def test_vectors_are_read_as_numpys_matmul_reads_them(session, compare):
+    m, k, n = 6, 9, 4
+    a, b, v, w = ints(m, k), ints(k, n), ints(1, k)[0], ints(1, k)[0]
+    for got, expected in [(session.matmul(v, b), v @ b), (session.matmul(a, v), a @ v)]:
+        assert got.shape == expected.shape
+        compare(got, expected)
+    dot = session.matmul(v, w)
+    assert np.ndim(dot) == 0 and dot.dtype == np.float32
+    compare(dot, float(v.astype(np.float64) @ w))
+    strided = ints(1, 2 * k)[0][::2]  # a row of elements two apart: column-major with lda 2
+    compare(session.matmul(strided, b), strided @ b)
+    out = np.zeros(n, dtype=np.float32)
+    assert session.matmul(v, b, out=out) is out
+    compare(out, v @ b)
+    scalar_out = np.zeros((), dtype=np.float32)
+    session.matmul(v, w, out=scalar_out)
+    compare(scalar_out, v @ w)
+
+
+def test_an_out_without_the_vector_products_dims_is_refused(session, raises):
+    v, b = ints(1, 3)[0], ints(3, 2)
+    with raises(gemmtune.InvalidArgumentError, "a·b of a vector is a vector: out must have 1 dims"):
+        session.matmul(v, b, out=np.zeros((1, 2), dtype=np.float32))
+    with raises(gemmtune.InvalidArgumentError, "a·b of two vectors is a scalar: out must have 0 dims"):
+        session.matmul(v, v, out=np.zeros(1, dtype=np.float32))
