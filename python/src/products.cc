@@ -133,7 +133,7 @@ Product plan_product(py::handle a, py::handle b, py::handle out, double alpha, d
   p.spec.alpha = alpha;
   p.spec.beta = beta;
   if (out.is_none()) {
-    if (beta != 0.0) throw_invalid("beta = " + std::to_string(beta) + " reads C: pass it as out=");
+    if (beta != 0.0) throw_invalid("beta = " + py::repr(py::float_(beta)).cast<std::string>() + " reads C: pass it as out=");
     if (p.device.kind != DeviceKind::cpu) {
       throw_invalid("a and b are on " + p.device.name() + ": pass out=, since gemmtune allocates only host memory");
     }
