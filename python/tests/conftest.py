@@ -25,6 +25,12 @@ except ImportError:  # python3-numpy is in deps/debian-packages.txt
 
 import gemmtune  # noqa: E402  (the module under test: failing to import it is a failure)
 
+# ctest names the folder the module under test lies in (the build tree's, or a scratch install's):
+# another gemmtune on the path must not stand in for it.
+_expected_dir = os.environ.get("GEMMTUNE_TEST_MODULE_DIR")
+if _expected_dir and os.path.dirname(os.path.realpath(gemmtune.__file__)) != os.path.realpath(_expected_dir):
+    raise ImportError(f"testing {gemmtune.__file__}, not the module in {_expected_dir}")
+
 if np is None:
     # Every test needs numpy: none is collected, and the run ends as a skip (77, ctest's
     # SKIP_RETURN_CODE) outside CI and as a failure under CI=true.
