@@ -18,7 +18,9 @@ namespace {
 // with the module when the interpreter shuts down rather than after it.
 py::dict defaults(py::module_& module, const char* name) { return module.attr(name).cast<py::dict>(); }
 
-py::object default_session(py::module_& module, const std::string& device) {
+py::object default_session(py::module_& module, const std::string& name) {
+  // One session a device: "cuda" is the "cuda:0" that matmul names from a tensor's device.
+  const std::string device = name == "cuda" ? "cuda:0" : name;
   py::dict sessions = defaults(module, "_default_sessions");
   if (sessions.contains(device)) return sessions[py::str(device)];
   py::dict options = defaults(module, "_default_options");

@@ -113,3 +113,12 @@ def test_the_module_points_the_jit_check_at_the_worker_of_its_own_tree():
     assert os.environ.get("GEMMTUNE_WORKER", "") == expected
     if expected:
         assert os.path.isfile(expected)
+
+
+def test_there_is_one_default_session_a_device():
+    assert gemmtune.default_session() is gemmtune.default_session("cpu")
+    try:
+        cuda = gemmtune.default_session("cuda")
+    except gemmtune.Error:
+        return  # no GPU: no session to share
+    assert cuda is gemmtune.default_session("cuda:0")
