@@ -5,6 +5,10 @@
 // so that the groups land on different physical pages. If the groups differ as the processes did,
 // placement is the cause, and a bench must average the peer over placements.
 //
+// It also times the kernel right after a kernel that takes 200 KB of shared memory, as
+// gemmtune's Hopper kernels do: the SMs' split between L1 and shared memory is set at launch,
+// and a kernel that states no preference may keep the split the previous kernel left.
+//
 //   placement_probe [m] [s8|bf16] [groups]     (n = k = 4096, C = A·Wᵀ as torch's F.linear)
 #include <cublasLt.h>
 #include <cuda_runtime.h>
@@ -41,6 +45,12 @@ void* device_alloc(std::size_t bytes) {
 struct Set {
   void *a, *b, *c;
 };
+
+// Takes the dynamic shared memory it is launched with and touches it when `touch`.
+__global__ void hold_shared_memory(int touch) {
+  extern __shared__ char shared[];
+  if (touch && threadIdx.x == 0) shared[0] = 1;
+}
 
 }  // namespace
 
@@ -128,6 +138,25 @@ int main(int argc, char** argv) {
       samples[std::size_t(gi)].push_back(time_group(all[std::size_t(gi)], 200));
     }
   }
+  // Group 0 again, each sample right after a kernel holding 200 KB of shared memory a CTA, and
+  // right after one that states a preference for the largest L1.
+  const int big = 200 * 1024;
+  cuda_ok(cudaFuncSetAttribute(hold_shared_memory, cudaFuncAttributeMaxDynamicSharedMemorySize, big), "attribute");
+  std::vector<double> after_shared, after_l1;
+  for (int round = 0; round < 9; ++round) {
+    hold_shared_memory<<<132, 32, big, stream>>>(1);
+    after_shared.push_back(time_group(all[0], 200));
+    cuda_ok(cudaFuncSetAttribute(hold_shared_memory, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                 int(cudaSharedmemCarveoutMaxL1)),
+            "carveout");
+    hold_shared_memory<<<132, 32, 0, stream>>>(0);
+    after_l1.push_back(time_group(all[0], 200));
+    cuda_ok(cudaFuncSetAttribute(hold_shared_memory, cudaFuncAttributePreferredSharedMemoryCarveout, -1), "carveout");
+  }
+  std::sort(after_shared.begin(), after_shared.end());
+  std::sort(after_l1.begin(), after_l1.end());
+  std::printf("group 0 after a 200 KB shared-memory kernel: %.2f; after a max-L1 kernel: %.2f\n",
+              after_shared[after_shared.size() / 2], after_l1[after_l1.size() / 2]);
   std::printf("%s %lldx%lldx%lld, %d sets a group, cuBLASLt first pick; µs per call, median of 9 interleaved samples\n",
               s8 ? "s8" : "bf16", m, n, k, sets);
   for (int g = 0; g < groups; ++g) {
