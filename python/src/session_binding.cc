@@ -7,9 +7,11 @@
 #include <set>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "bindings.h"
-#include "common.h"  // tools/gemmtune: report_json, problem_json, device_json
 #include "errors.h"
+#include "gemmtune/report_json.h"
 #include "products.h"
 
 namespace gemmtune::python {
@@ -128,9 +130,9 @@ Problem problem_from(std::int64_t m, std::int64_t n, std::int64_t k, py::handle 
 }
 
 py::dict report_dict(const Session& session, const Problem& problem, const TuneReport& report) {
-  nlohmann::json json = cli::report_json(report);
-  json["problem"] = cli::problem_json(problem);
-  json["device"] = cli::device_json(session.device());
+  nlohmann::json json = nlohmann::json::parse(json_text(report));
+  json["problem"] = nlohmann::json::parse(json_text(problem));
+  json["device"] = nlohmann::json::parse(json_text(session.device()));
   json["table"] = report.table();
   return to_python(json);
 }
@@ -195,7 +197,7 @@ void register_session(py::module_& module) {
           py::kw_only(), py::arg("out_dtype") = py::none(), py::arg("beta") = 0.0, py::arg("lda") = 0,
           py::arg("ldb") = 0, py::arg("ldc") = 0,
           "The kernel installed for a problem (dict), or None if the session has not met it.")
-      .def_property_readonly("device", [](const Session& session) { return to_python(cli::device_json(session.device())); })
+      .def_property_readonly("device", [](const Session& session) { return to_python(nlohmann::json::parse(json_text(session.device()))); })
       .def_property_readonly("backends", &Session::backend_names)
       .def_property_readonly("store", &store_dict,
                              "The tuning store: {'path': SQLite file or 'off', 'mode': rw|ro|off, 'redis_url': ...}.")
