@@ -1,5 +1,5 @@
 # `cmake --install` (and `make install`): headers, the shared and static libraries, the CLI, the
-# worker, the shipped cost models, a CMake package (find_package(gemmtune
+# worker, the shipped cost models, the BLAS drop-in, a CMake package (find_package(gemmtune
 # CONFIG) → gemmtune::gemmtune) and gemmtune.pc, laid out as Debian's libhwy-dev and
 # libdnnl-dev are: PREFIX/lib/<arch>/cmake/gemmtune/gemmtune-config.cmake and
 # PREFIX/lib/<arch>/pkgconfig/gemmtune.pc.

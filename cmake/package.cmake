@@ -1,6 +1,7 @@
 # `cpack -G DEB` in the build folder: a .deb of what `cmake --install` puts under /usr (the
-# libraries, CLI, headers, models, CMake package and gemmtune.pc). Its dependencies come from
-# dpkg-shlibdeps.
+# libraries, CLI, headers, models, CMake package, gemmtune.pc and the BLAS drop-in). Its
+# dependencies come from dpkg-shlibdeps; the drop-in is not registered as an alternative for
+# libblas.so.3: a user chooses it (README, "A BLAS drop-in").
 set(CPACK_PACKAGE_NAME gemmtune)
 set(CPACK_PACKAGE_VENDOR gemmtune)
 set(CPACK_PACKAGE_CONTACT "gemmtune maintainers <gemmtune@localhost>")

@@ -19,9 +19,14 @@ check "cpack -G DEB makes a package" cpack -G DEB --config "$build/CPackConfig.c
 deb=$(ls "$work"/out/gemmtune_*.deb)
 dpkg-deb --contents "$deb" | awk '{print $6}' > "$work/files"
 for path in ./usr/bin/gemmtune ./usr/include/gemmtune/session.h ./usr/lib/libgemmtune.so.0 ./usr/lib/libgemmtune.a \
-            ./usr/lib/cmake/gemmtune/gemmtune-config.cmake ./usr/lib/pkgconfig/gemmtune.pc; do
+            ./usr/lib/cmake/gemmtune/gemmtune-config.cmake ./usr/lib/pkgconfig/gemmtune.pc \
+            ./usr/lib/gemmtune-blas/libgemmtune_blas.so.3 ./usr/lib/gemmtune-blas/libblas.so.3; do
   check "the package holds $path" grep -qx "$path" "$work/files"
 done
+check "no libblas.so.3 where ldconfig looks (it would replace the system's BLAS)" \
+  bash -c "! grep -E '^\./usr/lib/(x86_64-linux-gnu/)?lib(gemmtune_)?blas' '$work/files'"
+check "it depends on OpenBLAS, whose routines the drop-in passes on" \
+  bash -c "dpkg-deb --field '$deb' Depends | grep -q libopenblas0"
 
 root=$work/root
 mkdir -p "$root/var/lib/dpkg/info" "$root/var/lib/dpkg/updates" "$root/var/lib/dpkg/triggers"

@@ -29,6 +29,11 @@ check "the CLI runs from the prefix" "$prefix/bin/gemmtune" devices
 check "shipped cost models" bash -c "ls '$prefix/share/gemmtune/models/'*.json"
 check "CMake package, version file and pkg-config file" test -f "$prefix/$libdir/cmake/gemmtune/gemmtune-config.cmake" \
   -a -f "$prefix/$libdir/cmake/gemmtune/gemmtune-config-version.cmake" -a -f "$prefix/$libdir/pkgconfig/gemmtune.pc"
+check "BLAS drop-in with soname libblas.so.3, found as libblas.so.3 in its folder" \
+  bash -c "objdump -p '$prefix/$libdir/gemmtune-blas/libblas.so.3' | grep -q 'SONAME *libblas.so.3'"
+check "libgemmtune.so exports no BLAS symbol (libxsmm's stubs stay inside)" \
+  bash -c "! nm -D --defined-only '$prefix/$libdir/libgemmtune.so' | grep -E ' (s|d)gemm_$'"
+
 consumers() {  # consumers PREFIX TAG: build and run the example both ways
   local p=$1 tag=$2
   check "$tag: CMake consumer configures with find_package(gemmtune CONFIG)" \
