@@ -64,7 +64,11 @@ foreach(part dnnl xsmm hiredis xgboost)
     list(APPEND GEMMTUNE_STATIC_OPTIONAL ${part})
   endif()
 endforeach()
-set(GEMMTUNE_STATIC_CUDA ${CUDAToolkit_FOUND})
+if(CUDAToolkit_FOUND)
+  set(GEMMTUNE_STATIC_CUDA TRUE)
+else()
+  set(GEMMTUNE_STATIC_CUDA FALSE)
+endif()
 configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/gemmtune-config.cmake.in
   ${CMAKE_CURRENT_BINARY_DIR}/gemmtune-config.cmake INSTALL_DESTINATION ${GEMMTUNE_INSTALL_CMAKEDIR})
 write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/gemmtune-config-version.cmake
