@@ -27,7 +27,10 @@ endfunction()
 # costs a link and no compile. Its dependencies are its own (DT_NEEDED): a consumer of
 # gemmtune::gemmtune needs none of them on its link line.
 gemmtune_link_dependencies(GEMMTUNE_LINK_DEPENDENCIES)
-add_library(gemmtune_shared SHARED $<TARGET_OBJECTS:gemmtune_core> $<TARGET_OBJECTS:gemmtune> ${GEMMTUNE_CPU_KERNEL_OBJECTS})
+add_library(gemmtune_shared SHARED $<TARGET_OBJECTS:gemmtune_core> $<TARGET_OBJECTS:gemmtune>)
+if(TARGET gemmtune_cpu_kernels)
+  target_sources(gemmtune_shared PRIVATE $<TARGET_OBJECTS:gemmtune_cpu_kernels>)
+endif()
 set_target_properties(gemmtune_shared PROPERTIES
   OUTPUT_NAME gemmtune VERSION ${PROJECT_VERSION} SOVERSION ${PROJECT_VERSION_MAJOR}
   EXPORT_NAME gemmtune)
@@ -35,7 +38,8 @@ set_target_properties(gemmtune_shared PROPERTIES
 # sgemm_, dgemm_ and sgemv_ that only report an error) stay private to it; exported, they would
 # stand in for a real BLAS in any process that loads libgemmtune.so.
 target_link_libraries(gemmtune_shared PRIVATE ${GEMMTUNE_LINK_DEPENDENCIES})
-target_link_options(gemmtune_shared PRIVATE -Wl,--exclude-libs,ALL)
+# --no-undefined: an object left out of it is a link error here, not a failure to load later.
+target_link_options(gemmtune_shared PRIVATE -Wl,--exclude-libs,ALL -Wl,--no-undefined)
 target_include_directories(gemmtune_shared INTERFACE
   $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include> $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
 target_compile_features(gemmtune_shared INTERFACE cxx_std_20)
