@@ -31,6 +31,15 @@ check "CMake package, version file and pkg-config file" test -f "$prefix/$libdir
   -a -f "$prefix/$libdir/cmake/gemmtune/gemmtune-config-version.cmake" -a -f "$prefix/$libdir/pkgconfig/gemmtune.pc"
 check "BLAS drop-in with soname libblas.so.3, found as libblas.so.3 in its folder" \
   bash -c "objdump -p '$prefix/$libdir/gemmtune-blas/libblas.so.3' | grep -q 'SONAME *libblas.so.3'"
+check "the drop-in exports the BLAS names alone (gemmtune inside it stays local)" bash -c "
+  [ \"\$(nm -D --defined-only '$prefix/$libdir/gemmtune-blas/libblas.so.3' | awk '{print \$3}' | sort | tr '\n' ' ')\" = \
+    'CBLAS_CallFromC RowMajorStrg cblas_sgemm cblas_xerbla gemmtune_blas_counts sgemm_ xerbla_ ' ]"
+# update-alternatives chooses it through links from /usr/lib/<arch>: it must load from there.
+mkdir -p "$work/alternative"
+ln -s "$prefix/$libdir/gemmtune-blas/libblas.so.3" "$work/alternative/libblas.so.3"
+check "the drop-in loads through a link in another folder, as update-alternatives makes" \
+  env LD_LIBRARY_PATH="$work/alternative" /usr/bin/python3 -c \
+  "import ctypes; assert ctypes.CDLL('libblas.so.3').gemmtune_blas_counts"
 check "libgemmtune.so exports no BLAS symbol (libxsmm's stubs stay inside)" \
   bash -c "! nm -D --defined-only '$prefix/$libdir/libgemmtune.so' | grep -E ' (s|d)gemm_$'"
 
