@@ -1,11 +1,13 @@
 // The drop-in's own xerbla_ and cblas_xerbla, where the program defines none: the reference's
 // messages, then the end of the process (status 1 from xerbla_, -1 from cblas_xerbla as the
-// reference CBLAS exits). Each bad call runs in a child process; its output and status are read.
+// reference CBLAS exits), and an unknown GEMMTUNE_BLAS_TUNING named, with OpenBLAS computing. Each
+// call runs in a child process; its output and status are read.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <string>
 
@@ -83,6 +85,23 @@ TEST(BlasErrorReport, AGoodCallReturns) {
   });
   EXPECT_EQ(ended.status, 100);
   EXPECT_NE(ended.output.find("7 10 15 22\n"), std::string::npos) << ended.output;
+}
+
+TEST(BlasErrorReport, AnUnknownTuningModeIsNamedAndOpenBlasComputes) {
+  const Ended ended = run_in_child([] {
+    setenv("GEMMTUNE_BLAS_TUNING", "bogus", 1);  // before the first call makes the session
+    float a[4] = {1, 2, 3, 4}, c[4] = {};
+    const float one = 1.0f, zero = 0.0f;
+    const int two = 2;
+    sgemm_("N", "N", &two, &two, &two, &one, a, &two, a, &two, &zero, c, &two, 1, 1);
+    std::printf("%g %g %g %g; %llu on OpenBLAS\n", c[0], c[1], c[2], c[3], gemmtune_blas_counts().fallbacks);
+  });
+  EXPECT_EQ(ended.status, 100);
+  EXPECT_NE(ended.output.find("GEMMTUNE_BLAS_TUNING is \"bogus\"; expected fast (the default), default, "
+                              "exhaustive or light"),
+            std::string::npos)
+      << ended.output;
+  EXPECT_NE(ended.output.find("7 10 15 22; 1 on OpenBLAS\n"), std::string::npos) << ended.output;
 }
 
 }  // namespace
