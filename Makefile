@@ -2,12 +2,15 @@
 #   make demo   install missing Debian packages, build the CLI, run the main job on the CPU
 #   make test   the same set-up, build everything, then every test
 #   make tsan   the concurrency and SQLite store tests under ThreadSanitizer (tests/tsan)
+#   make install   the build under PREFIX (default /usr/local; cmake --install)
+#   make package   a .deb of the same (cpack -G DEB), in the build folder
 BUILD_DIR ?= build
 BUILD_TYPE ?= Release
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
+PREFIX ?= /usr/local
 
-.PHONY: all deps configure build demo test tsan bench clean
+.PHONY: all deps configure build demo test tsan install package bench clean
 
 all: build
 
@@ -33,6 +36,12 @@ test: build
 # already compiled) and runs the two tests that look for data races.
 tsan: configure
 	@cmake --build $(BUILD_DIR) -j $(JOBS) --target tsan_tests
+
+install: build
+	@cmake --install $(BUILD_DIR) --prefix $(PREFIX)
+
+package: build
+	@cd $(BUILD_DIR) && cpack -G DEB
 
 clean:
 	rm -rf $(BUILD_DIR)

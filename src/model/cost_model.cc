@@ -1,5 +1,6 @@
 #include "gemmtune/cost_model.h"
 
+#include <dlfcn.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -49,6 +50,20 @@ std::vector<std::filesystem::path> model_dirs() {
   // build/bin/gemmtune → the tree's data/models.
   const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
   if (!ec) dirs.push_back(exe.parent_path().parent_path().parent_path() / "data" / "models");
+  // An installed tree (cmake --install, the .deb): PREFIX/share/gemmtune/models, found from
+  // PREFIX/bin/gemmtune or from PREFIX/lib[/arch]/libgemmtune.so as another program (the BLAS
+  // drop-in, Python) loaded it, wherever the prefix was moved.
+  if (!ec) dirs.push_back(exe.parent_path().parent_path() / "share" / "gemmtune" / "models");
+  Dl_info self{};
+  if (dladdr(reinterpret_cast<const void*>(&model_dirs), &self) != 0 && self.dli_fname != nullptr) {
+    for (std::filesystem::path dir = std::filesystem::path(self.dli_fname).parent_path();
+         dir.has_relative_path(); dir = dir.parent_path()) {
+      if (dir.filename() == "lib") {
+        dirs.push_back(dir.parent_path() / "share" / "gemmtune" / "models");
+        break;
+      }
+    }
+  }
   if (std::string(GEMMTUNE_SOURCE_DIR).size() > 0) dirs.push_back(std::filesystem::path(GEMMTUNE_SOURCE_DIR) / "data" / "models");
   return dirs;
 }
