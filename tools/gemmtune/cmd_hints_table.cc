@@ -4,6 +4,7 @@
 // size reaches. Times in ms.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -58,11 +59,32 @@ std::string format_row(const std::string& label, const std::vector<double>& ms) 
   return row + "\n";
 }
 
+// A colour-bar tic of gnuplot's at `ratio`, labelled "1.24x".
+std::string cb_tic(double ratio) {
+  char text[48];
+  std::snprintf(text, sizeof text, "'%.2fx' %.4f", ratio, ratio);
+  return text;
+}
+
 Status write_plot(const Table& t, const std::string& path, const std::string& title) {
   const std::string data = path + ".dat";
   std::ofstream out(data);
   if (!out) return Status(ErrorCode::io_error, "cannot write " + data);
-  // Two heat maps side by side: log10 of time / best time, so 0 is the best reachable.
+  // Two heat maps side by side of time / best time, so 1 is the best reachable. Both share one
+  // colour scale, from 1 to the larger table's worst cell: with a scale each, 1.07x after was
+  // as red as 4.00x before.
+  double worst = 1;
+  for (const auto* rows : {&t.before, &t.after}) {
+    for (const auto& row : *rows) {
+      for (std::size_t r = 0; r < t.runtime.size() && r < row.size(); ++r) {
+        const double ratio = row[r] / t.best[r];
+        if (std::isfinite(ratio)) worst = std::max(worst, ratio);
+      }
+    }
+  }
+  // The scale reaches at least 1.25x, so that a table whose cells are all within a few percent
+  // of the best (the timing's noise) reads green rather than spreading its noise over the colours.
+  worst = std::max(worst, 1.25);
   for (int table = 0; table < 2; ++table) {
     const auto& rows = table == 0 ? t.before : t.after;
     for (std::size_t h = 0; h < rows.size(); ++h) {
@@ -85,11 +107,12 @@ Status write_plot(const Table& t, const std::string& path, const std::string& ti
   for (std::size_t r = 0; r < t.runtime.size(); ++r) xlabels += (r ? ", " : "") + std::string("'") + std::to_string(t.runtime[r]) + "' " + std::to_string(r);
   const std::string script = path + ".gp";
   std::ofstream gp(script);
-  gp << "set terminal pngcairo size 1100,480\nset output '" << path << "'\n"
+  gp << "set terminal pngcairo size 1100,480 noenhanced\nset output '" << path << "'\n"
      << "set multiplot layout 1,2 title '" << title << ": time / best at that size'\n"
      << "set xtics (" << xlabels << ")\nset ytics (" << ylabels << ")\n"
-     << "set xlabel 'runtime size'\nset ylabel 'hint'\nset cbrange [1:*]\nset logscale cb\n"
-     << "set palette defined (1 '#1a9850', 2 '#fee08b', 10 '#d73027')\n"
+     << "set xlabel 'runtime size'\nset ylabel 'hint'\nset cbrange [1:" << worst << "]\nset logscale cb\n"
+     << "set cbtics (" << cb_tic(1) << ", " << cb_tic(std::sqrt(worst)) << ", " << cb_tic(worst) << ")\n"
+     << "set palette defined (0 '#1a9850', 0.3 '#fee08b', 1 '#d73027')\n"
      << "set title 'before: one kernel per hint'\nplot '" << data << "' index 0 using 1:2:3 with image notitle, '' index 0 using 1:2:(sprintf('%.2f',$3)) with labels notitle\n"
      << "set title 'after: multi-kernel op'\nplot '" << data << "' index 1 using 1:2:3 with image notitle, '' index 1 using 1:2:(sprintf('%.2f',$3)) with labels notitle\n"
      << "unset multiplot\n";
