@@ -34,6 +34,28 @@ bool holds(const std::vector<ChoiceReport>& choices, std::string_view backend, c
   return false;
 }
 
+// The problem a store key stands for: alpha 1, and beta 0 or 1 by its class.
+Problem key_problem(const Problem& problem) {
+  ProblemSpec spec = problem.spec();
+  spec.alpha = 1;
+  spec.beta = problem.beta() == 0 ? 0 : 1;
+  auto keyed = Problem::create(spec);
+  return keyed.is_ok() ? *keyed : problem;
+}
+
+// The index of the fastest ok choice of `report` whose backend can run `problem`; -1 if none.
+int fastest_runnable(const TuneReport& report, const Problem& problem, const BackendList& backends) {
+  int best = -1;
+  for (std::size_t i = 0; i < report.choices.size(); ++i) {
+    const ChoiceReport& c = report.choices[i];
+    if (c.status != ChoiceStatus::ok || c.time_us < 0) continue;
+    if (best >= 0 && c.time_us >= report.choices[std::size_t(best)].time_us) continue;
+    const Backend* backend = find_backend(backends, c.backend);
+    if (backend != nullptr && backend->can_implement(problem, c.config).is_ok()) best = int(i);
+  }
+  return best;
+}
+
 }  // namespace
 
 StoreLookup SessionStore::lookup(const Problem& problem, const DeviceInfo& device_info, const BackendList& backends,
@@ -62,9 +84,19 @@ StoreLookup SessionStore::lookup(const Problem& problem, const DeviceInfo& devic
   if (!report.is_ok()) return ignore(report.status().message());
   const Backend* pick_backend = find_backend(backends, entry->pick_backend);
   if (pick_backend == nullptr) return ignore("it names unknown backend '" + entry->pick_backend + "'");
-  const KernelConfig pick_config = report->best_choice()->config;
+  KernelConfig pick_config = report->best_choice()->config;
   if (Status can = pick_backend->can_implement(problem, pick_config); !can.is_ok()) {
-    return ignore(entry->pick_backend + " can no longer implement " + entry->pick_config + ": " + can.message());
+    if (!pick_backend->can_implement(key_problem(problem), pick_config).is_ok()) {
+      return ignore(entry->pick_backend + " can no longer implement " + entry->pick_config + ": " + can.message());
+    }
+    // The pick runs the key's problem but not this call's alpha or beta (libxsmm takes alpha 1
+    // only): the fastest stored choice that runs this call serves it, without a word. Through
+    // the BLAS drop-in a program calls one shape with several alphas.
+    const int runner = fastest_runnable(*report, problem, backends);
+    if (runner < 0) return {};
+    report->best = runner;
+    pick_backend = find_backend(backends, report->choices[std::size_t(runner)].backend);
+    pick_config = report->choices[std::size_t(runner)].config;
   }
 
   // A new version of a backend may be faster or slower: its stored times are stale, not bad.
@@ -82,7 +114,7 @@ StoreLookup SessionStore::lookup(const Problem& problem, const DeviceInfo& devic
   // all have a stored time. A table entry that says "use this config" makes the store moot.
   const ChoiceSelection today = select_choices(problem, device_info, backends, options);
   if (today.use) return {};
-  bool covered = current(entry->pick_backend);
+  bool covered = current(pick_backend->name());
   for (std::size_t b = 0; b < backends.size() && covered; ++b) {
     for (const KernelConfig& config : today.configs[b]) {
       covered = covered && holds(out.reusable, backends[b]->name(), config);

@@ -208,6 +208,47 @@ TEST(SessionStore, EntryWithAConfigItsBackendCannotImplementIsReportedAndRetuned
   EXPECT_NE(said.find("can no longer implement"), std::string::npos) << said;
 }
 
+// The key leaves alpha out, and libxsmm runs alpha 1 only: a call with another alpha is served
+// by the fastest stored choice that can run it, from the store and without a warning (through
+// the BLAS drop-in, the reference testers printed ~390 warnings and re-tuned each time).
+TEST(SessionStore, AStoredPickThatCannotRunThisAlphaGivesWayToTheNextStoredChoice) {
+  TempDir dir;
+  const std::string path = dir.file("t.sqlite");
+  SessionOptions options = options_with_store(path);
+  options.tuning.backends = {"libxsmm", "openblas"};
+  auto first = Session::create(options);
+  ASSERT_TRUE(first.is_ok());
+  if ((*first)->backend_names().size() < 2) GTEST_SKIP() << "libxsmm or OpenBLAS not built";
+  ASSERT_TRUE((*first)->tune_or_load(tiny()).is_ok());
+  // Whichever won, make libxsmm the stored pick.
+  edit_raw(path, tiny(), [](const std::string& text) {
+    StoreEntry entry = parse_entry(text).value();
+    for (auto& choice : entry.choices) choice.time_us = choice.backend == "libxsmm" ? 0.1 : 0.2;
+    entry.pick_backend = "libxsmm";
+    entry.pick_time_us = 0.1;
+    for (const auto& choice : entry.choices) {
+      if (choice.backend == "libxsmm") entry.pick_config = choice.config;
+    }
+    return serialize_entry(entry);
+  });
+  ProblemSpec spec = tiny().spec();
+  spec.alpha = 0.5;
+  const Problem half = Problem::create(spec).value();
+  auto session = Session::create(options);
+  ::testing::internal::CaptureStderr();
+  auto report = (*session)->tune_or_load(half);
+  const std::string said = ::testing::internal::GetCapturedStderr();
+  ASSERT_TRUE(report.is_ok()) << report.status().to_string();
+  EXPECT_TRUE(report->store_hit);
+  EXPECT_EQ(report->best_choice()->backend, "openblas");
+  EXPECT_EQ(said, "");
+  // alpha 1 still gets the stored pick itself.
+  auto same = (*session)->tune_or_load(tiny());
+  ASSERT_TRUE(same.is_ok());
+  EXPECT_TRUE(same->store_hit);
+  EXPECT_EQ(same->best_choice()->backend, "libxsmm");
+}
+
 TEST(SessionStore, EntryOfAnOlderBackendVersionIsRetunedSilently) {
   TempDir dir;
   const std::string path = dir.file("t.sqlite");
