@@ -1,0 +1,127 @@
+#include "candidates.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <exception>
+#include <thread>
+
+#include <sys/resource.h>
+
+namespace gemmtune {
+
+Candidate candidate(const Backend& backend, const KernelConfig& config) {
+  Candidate c;
+  c.backend = &backend;
+  c.report.backend = std::string(backend.name());
+  c.report.config = config;
+  c.report.status = ChoiceStatus::ok;
+  return c;
+}
+
+std::vector<Candidate> gather(const Problem& problem, const BackendList& backends, const ChoiceSelection& selection) {
+  std::vector<Candidate> candidates;
+  for (std::size_t b = 0; b < backends.size(); ++b) {
+    const Backend& backend = *backends[b];
+    if (selection.offered[b] == 0) {
+      // Say why the backend offers nothing rather than leave it out silently.
+      Candidate c;
+      c.backend = &backend;
+      c.report.backend = std::string(backend.name());
+      c.report.status = ChoiceStatus::skipped;
+      Status why = backend.can_implement(problem, {});
+      c.report.reason = why.is_ok() ? "no config fits this problem" : why.message();
+      candidates.push_back(std::move(c));
+      continue;
+    }
+    for (const KernelConfig& config : selection.configs[b]) candidates.push_back(candidate(backend, config));
+  }
+  return candidates;
+}
+
+void prepare_one(const Problem& problem, Candidate& c) {
+  if (c.report.status != ChoiceStatus::ok) return;
+  Status can = c.backend->can_implement(problem, c.report.config);
+  if (!can.is_ok()) {
+    c.report.status = ChoiceStatus::skipped;
+    c.report.reason = can.message();
+    return;
+  }
+  const auto start = std::chrono::steady_clock::now();
+  struct Timer {  // records the time however prepare ends
+    Candidate& c;
+    std::chrono::steady_clock::time_point start;
+    ~Timer() { c.report.prepare_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); }
+  } timer{c, start};
+  try {
+    auto kernel = c.backend->prepare(problem, c.report.config);
+    if (!kernel.is_ok()) {
+      c.report.status = ChoiceStatus::prepare_failed;
+      c.report.reason = kernel.status().message();
+      return;
+    }
+    c.kernel = std::move(kernel).value();
+    const Kernel::PrepareTimes times = c.kernel->prepare_times();
+    c.report.compile_s = times.compile_s;
+    c.report.check_s = times.check_s;
+  } catch (const std::exception& e) {
+    c.report.status = ChoiceStatus::prepare_failed;
+    c.report.reason = std::string("prepare threw: ") + e.what();
+  } catch (...) {
+    c.report.status = ChoiceStatus::prepare_failed;
+    c.report.reason = "prepare threw a non-standard exception";
+  }
+}
+
+// Preparing can mean compiling (NVRTC, oneDNN JIT): spread it over the cores. A GPU family's
+// prepare ends with a check in the one worker process, which the threads take in turn; twice as
+// many threads as cores keep every core compiling while some of them wait there.
+void prepare_all(const Problem& problem, std::vector<Candidate>& candidates, std::size_t first) {
+  std::atomic<std::size_t> next{first};
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  const unsigned workers = std::max(1u, std::min<unsigned>(2 * cores, unsigned(candidates.size() - first)));
+  std::vector<std::thread> pool;
+  for (unsigned w = 0; w < workers; ++w) {
+    pool.emplace_back([&] {
+      for (std::size_t i = next++; i < candidates.size(); i = next++) prepare_one(problem, candidates[i]);
+    });
+  }
+  for (auto& thread : pool) thread.join();
+}
+
+// CPU time of this process so far, every thread's, in seconds.
+double process_cpu_s() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  auto seconds = [](const timeval& t) { return double(t.tv_sec) + double(t.tv_usec) * 1e-6; };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
+void verify_all(std::vector<Candidate>& candidates, Harness& harness, std::size_t first) {
+  for (std::size_t i = first; i < candidates.size(); ++i) {
+    Candidate& c = candidates[i];
+    if (c.report.status != ChoiceStatus::ok) continue;
+    harness.reset_c();
+    Status ran = run_guarded(*c.kernel, harness.args());
+    if (!ran.is_ok()) {
+      c.report.status = ChoiceStatus::run_failed;
+      c.report.reason = ran.message();
+      continue;
+    }
+    VerifyOutcome outcome = harness.check();
+    c.report.error = outcome.error;
+    if (!outcome.ok) {
+      c.report.status = ChoiceStatus::wrong_result;
+      c.report.reason = outcome.reason;
+    }
+  }
+}
+
+bool any_ok(const std::vector<Candidate>& candidates) {
+  for (const Candidate& c : candidates) {
+    if (c.report.status == ChoiceStatus::ok) return true;
+  }
+  return false;
+}
+
+}  // namespace gemmtune
