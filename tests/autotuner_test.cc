@@ -433,6 +433,27 @@ TEST(Timing, TheCalibrationRunIsASecondReadingForTheShortSample) {
   EXPECT_EQ(short_sample_us(plain), stats.median_us);
 }
 
+// One slow call in the batch that sizes the samples does not make every sample short: the
+// batch is timed twice and the faster reading counts.
+TEST(Timing, OneSlowCallInTheCalibrationDoesNotShortenTheSamples) {
+  int calls = 0;
+  // The warm-up call and every call after the first calibration batch take 100 µs; the first
+  // calibration batch (one call) stalls for 1000.
+  std::vector<std::function<Status()>> fns = {[&] {
+    spin_for_us(++calls == 2 ? 1000 : 100);
+    return Status::ok();
+  }};
+  TimingOptions options;
+  options.samples = 3;
+  options.warmup_runs = 1;
+  options.min_sample_ms = 0.4;  // one call fills a quarter: four calls a sample
+  auto results = time_interleaved(fns, options);
+  ASSERT_TRUE(results[0].is_ok()) << results[0].status().message();
+  EXPECT_LT(results[0]->calibration_us, 500);
+  EXPECT_GE(results[0]->calls_per_sample, 2);  // 1000 µs would have given one call a sample
+  EXPECT_LT(results[0]->median_us, 500);
+}
+
 // Any `period` rounds in a row (count of them, twice as many for an odd count) time every
 // candidate once a round, each at each position equally often and right after each other
 // candidate equally often: what one candidate leaves behind falls on all the others alike.
