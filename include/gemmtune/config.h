@@ -26,6 +26,9 @@ struct KernelConfig {
   std::int32_t stages = 0;
   // GPU: warps per thread block.
   std::int32_t warps = 0;
+  // GPU (skinny family): groups of a block's warps that split its k among them, each summing
+  // a run of k for the same rows of C, then adding up in shared memory. 0 or 1: none.
+  std::int32_t k_warps = 0;
   // GPU: block rows swept together so the blocks running at once share B tiles in L2.
   std::int32_t group_m = 0;
   // Slices k is split into, each summed separately and reduced after; helps skinny shapes

@@ -29,7 +29,8 @@ std::string_view name_of_value(std::span<const std::string_view> names, std::int
 constexpr std::array kFields{
     Field{"bm", &KernelConfig::block_m},     Field{"bn", &KernelConfig::block_n},
     Field{"bk", &KernelConfig::block_k},     Field{"stages", &KernelConfig::stages},
-    Field{"warps", &KernelConfig::warps},    Field{"gm", &KernelConfig::group_m},
+    Field{"warps", &KernelConfig::warps},    Field{"kw", &KernelConfig::k_warps},
+    Field{"gm", &KernelConfig::group_m},
     Field{"splitk", &KernelConfig::split_k}, Field{"streamk", &KernelConfig::stream_k},
     Field{"cm", &KernelConfig::cluster_m},   Field{"cn", &KernelConfig::cluster_n},
     Field{"swap", &KernelConfig::swap_ab},   Field{"pp", &KernelConfig::pingpong},

@@ -6,6 +6,8 @@
 #undef GT_B_KCONTIG
 #undef GT_MT
 #undef GT_WARPS
+#undef GT_KWARPS
+#undef GT_NWARPS
 #undef GT_TILES
 #undef GT_BK
 #undef GT_STAGES

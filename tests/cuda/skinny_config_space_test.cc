@@ -62,9 +62,9 @@ TEST(SkinnyConfigSpace, TheNnLayoutTakesSixtyFourRowsAWarpAndLargeMOnlyWhereRegi
   const Problem nn = make(16, 4096, 4096, DType::bf16, "nn");
   const auto configs = skinny_configs(nn, SearchSpace::default_space, h100());
   ASSERT_FALSE(configs.empty());
-  for (const KernelConfig& c : configs) EXPECT_EQ(c.block_n, c.warps * 64) << c.to_string();
+  for (const KernelConfig& c : configs) EXPECT_EQ(c.block_n, c.warps / std::max(1, c.k_warps) * 64) << c.to_string();
   KernelConfig narrow = configs.front();
-  narrow.block_n = narrow.warps * 16;
+  narrow.block_n = narrow.warps / std::max(1, narrow.k_warps) * 16;
   const Status s = skinny_can_implement(nn, narrow, h100());
   EXPECT_NE(s.message().find("64 rows of n"), std::string::npos) << s.message();
   // m = 64 with B row-major holds 128 accumulators and the permuted words: it would spill.
@@ -95,6 +95,9 @@ TEST(SkinnyConfigSpace, BadFieldsAreRefusedWithTheReason) {
   c.warps = 3;
   cases.push_back({c, "warps"});
   c = good;
+  c.k_warps = 3;  // does not divide the warps
+  cases.push_back({c, "k_warps"});
+  c = good;
   c.block_k = 40;
   cases.push_back({c, "block_k"});
   c = good;
@@ -111,18 +114,27 @@ TEST(SkinnyConfigSpace, BadFieldsAreRefusedWithTheReason) {
     EXPECT_FALSE(s.is_ok()) << bad.config.to_string();
     EXPECT_NE(s.message().find(bad.reason), std::string::npos) << s.message();
   }
-  EXPECT_EQ(cases.size(), 6u);
+  EXPECT_EQ(cases.size(), 7u);
 }
 
 TEST(SkinnyConfigSpace, ThePassOfAFitsItsSharedMemoryAndTheLoadsTheirAlignment) {
   const Problem p = make(64, 4096, 4096, DType::bf16);
+  int split_in_block = 0;
   for (const KernelConfig& c : skinny_configs(p, SearchSpace::exhaustive, h100())) {
     const SkinnyInstance w = skinny_instance(p, c);
+    if (c.k_warps > 1) {
+      // The warp groups' partial sums take the shared memory instead of A's pass.
+      EXPECT_EQ(w.shared_bytes(), std::int64_t(c.k_warps - 1) * (c.block_n / 16) * 8 * 4 * 32 * 4) << c.to_string();
+      EXPECT_LE(w.shared_bytes(), h100().shared_memory_per_block_optin) << c.to_string();
+      ++split_in_block;
+      continue;
+    }
     EXPECT_LE(w.shared_bytes(), 48 * 1024) << c.to_string();
     EXPECT_EQ(w.pass % c.block_k, 0) << c.to_string();
     EXPECT_EQ((w.pass / 2) % 32, 0) << c.to_string();
     EXPECT_TRUE(w.vec);
   }
+  EXPECT_GT(split_in_block, 0);
   ProblemSpec odd = make(3, 1000, 1001, DType::bf16).spec();  // ldb 1001: rows not 16-byte aligned
   EXPECT_FALSE(skinny_instance(*Problem::create(odd), skinny_configs(*Problem::create(odd), SearchSpace::default_space,
                                                                      h100()).at(0)).vec);

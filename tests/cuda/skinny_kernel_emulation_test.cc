@@ -18,6 +18,7 @@
 #define GT_B_KCONTIG 1
 #define GT_MT 1
 #define GT_WARPS 2
+#define GT_KWARPS 1
 #define GT_TILES 1
 #define GT_BK 64
 #define GT_STAGES 2
@@ -35,6 +36,7 @@ namespace emu_bf16_nt_split3 {
 #define GT_B_KCONTIG 0
 #define GT_MT 2
 #define GT_WARPS 2
+#define GT_KWARPS 1
 #define GT_TILES 4
 #define GT_BK 32
 #define GT_STAGES 1
@@ -52,6 +54,7 @@ namespace emu_f16_nn_f32 {
 #define GT_B_KCONTIG 1
 #define GT_MT 2
 #define GT_WARPS 2
+#define GT_KWARPS 1
 #define GT_TILES 2
 #define GT_BK 128
 #define GT_STAGES 2
@@ -69,6 +72,7 @@ namespace emu_s8_tt_split2 {
 #define GT_B_KCONTIG 0
 #define GT_MT 1
 #define GT_WARPS 2
+#define GT_KWARPS 1
 #define GT_TILES 4
 #define GT_BK 64
 #define GT_STAGES 2
@@ -87,6 +91,7 @@ namespace emu_s8_nn_split2 {
 #define GT_B_KCONTIG 1
 #define GT_MT 8
 #define GT_WARPS 2
+#define GT_KWARPS 1
 #define GT_TILES 1
 #define GT_BK 64
 #define GT_STAGES 2
@@ -98,14 +103,73 @@ namespace emu_bf16_m64_passes {
 }
 #include "cuda/kernel_emulation_skinny_undef.h"
 
+// Warps that split k (GT_KWARPS): all four on the same rows, A's fragments from global memory,
+// k's tail inside the last group's run.
+#define GT_IN 1
+#define GT_OUT 2
+#define GT_A_KCONTIG 1
+#define GT_B_KCONTIG 1
+#define GT_MT 1
+#define GT_WARPS 4
+#define GT_KWARPS 4
+#define GT_TILES 1
+#define GT_BK 64
+#define GT_STAGES 2
+#define GT_PASS 1024
+#define GT_SPLIT_K 1
+#define GT_VEC 1
+namespace emu_bf16_nt_kwarps4 {
+#include "backends/cuda/kernels/gemm_skinny.cuh"
+}
+#include "cuda/kernel_emulation_skinny_undef.h"
+
+// Two groups of two warps along n, A column-major (element loads), one stage, split k as well.
+#define GT_IN 3
+#define GT_OUT 3
+#define GT_A_KCONTIG 0
+#define GT_B_KCONTIG 1
+#define GT_MT 2
+#define GT_WARPS 4
+#define GT_KWARPS 2
+#define GT_TILES 2
+#define GT_BK 128
+#define GT_STAGES 1
+#define GT_PASS 2048
+#define GT_SPLIT_K 2
+#define GT_VEC 0
+namespace emu_s8_tt_kwarps2_split2 {
+#include "backends/cuda/kernels/gemm_skinny.cuh"
+}
+#include "cuda/kernel_emulation_skinny_undef.h"
+
+// nn with two groups of one warp, beta, and more groups than some CTAs' batches.
+#define GT_IN 0
+#define GT_OUT 0
+#define GT_A_KCONTIG 1
+#define GT_B_KCONTIG 0
+#define GT_MT 2
+#define GT_WARPS 2
+#define GT_KWARPS 2
+#define GT_TILES 4
+#define GT_BK 32
+#define GT_STAGES 2
+#define GT_PASS 1024
+#define GT_SPLIT_K 3
+#define GT_VEC 1
+namespace emu_f16_nn_kwarps2_split3 {
+#include "backends/cuda/kernels/gemm_skinny.cuh"
+}
+#include "cuda/kernel_emulation_skinny_undef.h"
+
 namespace gemmtune::cuda {
 namespace {
 
-KernelConfig config(const Problem& p, int warps, int tiles, int block_k, int stages, int split_k) {
+KernelConfig config(const Problem& p, int warps, int tiles, int block_k, int stages, int split_k, int k_warps = 0) {
   KernelConfig c;
   c.block_m = int((p.m() + 7) / 8 * 8);
   c.warps = warps;
-  c.block_n = warps * 16 * tiles;
+  c.k_warps = k_warps;
+  c.block_n = warps / std::max(1, k_warps) * 16 * tiles;
   c.block_k = block_k;
   c.stages = stages;
   c.split_k = split_k;
@@ -177,6 +241,24 @@ TEST(SkinnyKernelEmulation, Int8NnSixteenByteLoadsSplitInTwo) {
 TEST(SkinnyKernelEmulation, SixtyFourRowsTakeAInSeveralPasses) {
   const Problem p = testing::test_problem(64, 40, 600, DType::bf16, "nt", DType::f32, 0.0);
   run_and_check(emu_bf16_m64_passes::gemmtune_gemm_skinny, p, config(p, 2, 1, 64, 2, 1), {8, 256, 1});
+}
+
+TEST(SkinnyKernelEmulation, FourWarpsSplitKInTheBlockWithAFromGlobalMemory) {
+  // k = 600: nine batches of 64 and a partial one over four groups; n = 100 in blocks of 16.
+  const Problem p = testing::test_problem(5, 100, 600, DType::bf16, "nt", DType::bf16, 0.0);
+  run_and_check(emu_bf16_nt_kwarps4::gemmtune_gemm_skinny, p, config(p, 4, 1, 64, 2, 1, 4), {1, 1024, 1});
+}
+
+TEST(SkinnyKernelEmulation, Int8TwoWarpGroupsAlongKAndSplitKIsExact) {
+  const Problem p = testing::test_problem(9, 70, 333, DType::s8, "tt", DType::s32, 1.0);
+  run_and_check(emu_s8_tt_kwarps2_split2::gemmtune_gemm_skinny, p, config(p, 4, 2, 128, 1, 2, 2), {2, 2048, 0});
+}
+
+TEST(SkinnyKernelEmulation, F16NnWarpGroupsAlongKWithBetaAndEmptyRuns) {
+  // ldb = n = 136 and lda = k = 104 (16-byte rows): four batches of 32, the last partial, over
+  // three slices of two groups, so some groups have no batch.
+  const Problem p = testing::test_problem(13, 136, 104, DType::f16, "nn", DType::f32, 0.5, 144);
+  run_and_check(emu_f16_nn_kwarps2_split3::gemmtune_gemm_skinny, p, config(p, 2, 4, 32, 2, 3, 2), {2, 1024, 1});
 }
 
 }  // namespace

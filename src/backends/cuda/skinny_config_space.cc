@@ -48,6 +48,7 @@ int ctas_per_sm(const SkinnyInstance& w, const CudaInfo& device) {
 }  // namespace
 
 std::int64_t SkinnyInstance::shared_bytes() const {
+  if (k_warps > 1) return std::int64_t(k_warps - 1) * n_warps() * tiles * mt * 4 * 32 * 4;
   return std::int64_t(8 * mt) * (pass / elements_per_word() + 16) * 4;
 }
 
@@ -63,7 +64,8 @@ int SkinnyInstance::registers_estimate() const {
   const int chunks = block_k / elements_per_word() / 16;
   // nt: two 16-byte rows per tile and chunk; nn: 4·EPW k rows of 8 n per chunk (32 words), and
   // the 32 words permuted from them.
-  const int batch = b_kcontig ? tiles * chunks * 8 : chunks * 32;
+  int batch = b_kcontig ? tiles * chunks * 8 : chunks * 32;
+  if (k_warps > 1) batch += chunks * mt * 4;  // A's fragments travel with the batch
   return stages * batch + tiles * mt * 4 + mt * 4 + (b_kcontig ? 0 : 32) + kRegisterOverhead;
 }
 
@@ -78,6 +80,7 @@ std::vector<std::string> SkinnyInstance::options(const std::string& arch) const 
           define("GT_B_KCONTIG", b_kcontig),
           define("GT_MT", mt),
           define("GT_WARPS", warps),
+          define("GT_KWARPS", k_warps),
           define("GT_TILES", tiles),
           define("GT_BK", block_k),
           define("GT_STAGES", stages),
@@ -101,7 +104,8 @@ SkinnyInstance skinny_instance(const Problem& p, const KernelConfig& c) {
   w.b_kcontig = p.b_layout() == Layout::col_major;
   w.mt = std::max(1, c.block_m / 8);
   w.warps = std::max(1, c.warps);
-  w.tiles = std::max(1, c.block_n / (16 * w.warps));
+  w.k_warps = std::clamp(c.k_warps, 1, w.warps);
+  w.tiles = std::max(1, c.block_n / (16 * w.n_warps()));
   w.block_k = c.block_k;
   w.stages = c.stages;
   w.split_k = std::max(1, c.split_k);
@@ -118,11 +122,18 @@ SkinnyInstance skinny_instance(const Problem& p, const KernelConfig& c) {
 }
 
 const std::vector<SkinnyListEntry>& skinny_default_list() {
-  // {warps, tiles per warp, block_k in words, stages}. Rows the register bound rules out for a
-  // problem (large m, the nn layout) drop out in check_skinny_config_shape.
+  // {warps, tiles per warp, block_k in words, stages, k_warps}. Rows the register bound rules
+  // out for a problem (large m, the nn layout) drop out in check_skinny_config_shape.
+  //
+  // The warps that split k come first: on the H100 they won every decode shape up to m = 32
+  // that the family won (bench/results/2026-11-26-h100-decode-kwarps.md; exhaustive space at
+  // m 8 and 16: the 8-warp, 16-row, 64-word row best at 4096×4096, the 4-warp one at 14336×4096).
+  // The rows after them are the one-group kernel's, for m = 64 and nn, where the groups' A
+  // fragments and partial sums cost more registers than the rows allow.
   static const std::vector<SkinnyListEntry> list = {
-      {4, 1, 64, 2}, {4, 1, 32, 2}, {4, 2, 32, 2}, {8, 1, 32, 2},
-      {2, 1, 64, 2}, {4, 1, 128, 1}, {4, 4, 16, 2}, {4, 4, 32, 1},
+      {8, 1, 64, 2, 8}, {8, 1, 32, 2, 8}, {4, 1, 64, 2, 4}, {4, 1, 64, 1, 4}, {8, 2, 64, 2, 4},
+      {4, 2, 32, 2, 4}, {8, 4, 16, 2, 4}, {4, 1, 64, 2},    {4, 2, 32, 2},    {8, 1, 32, 2},
+      {4, 4, 16, 2},    {4, 4, 32, 1},
   };
   return list;
 }
@@ -133,6 +144,12 @@ std::vector<SkinnyListEntry> skinny_exhaustive_entries() {
     for (int tiles : {1, 2, 4})
       for (int words : {16, 32, 64, 128})
         for (int stages : {1, 2}) entries.push_back({warps, tiles, words, stages});
+  // Warps that split k: all of a CTA's warps on the same rows, or two groups of them.
+  for (int warps : {4, 8, 16})
+    for (int k_warps : {warps / 2, warps})
+      for (int tiles : {1, 2, 4})
+        for (int words : {16, 32, 64})
+          for (int stages : {1, 2}) entries.push_back({warps, tiles, words, stages, k_warps});
   return entries;
 }
 
@@ -155,19 +172,24 @@ Status check_skinny_config_shape(const KernelConfig& c, const Problem& p) {
       c.cluster_m != 0 || c.cluster_n != 0 || c.swap_ab != 0 || c.pingpong != 0 || c.kernel != kKernelMma ||
       c.a_source != 0 || c.grid != 0) {
     return invalid_argument("the skinny family's tensor-core kernel's fields are block_m, block_n, block_k, stages, "
-                            "warps and split_k");
+                            "warps, k_warps and split_k");
   }
   if (c.block_m % 8 != 0 || c.block_m < 8 || c.block_m > kSkinnyMaxRows || c.block_m < p.m()) {
     return unsupported("block_m " + text(c.block_m) + " must be a multiple of 8 from m (" + text(p.m()) + ") to " +
                        text(kSkinnyMaxRows));
   }
-  if (c.warps != 2 && c.warps != 4 && c.warps != 8) return unsupported("warps must be 2, 4 or 8");
-  const int tiles = c.block_n / (16 * c.warps);
-  if (c.block_n != tiles * 16 * c.warps || (tiles != 1 && tiles != 2 && tiles != 4)) {
-    return unsupported("block_n " + text(c.block_n) + " must be warps × 16 × 1, 2 or 4");
+  if (c.warps != 2 && c.warps != 4 && c.warps != 8 && c.warps != 16) return unsupported("warps must be 2, 4, 8 or 16");
+  const int k_warps = std::max(1, c.k_warps);
+  if (c.k_warps < 0 || c.warps % k_warps != 0) {
+    return unsupported("k_warps " + text(c.k_warps) + " must divide warps (" + text(c.warps) + ")");
+  }
+  const int n_warps = c.warps / k_warps;
+  const int tiles = c.block_n / (16 * n_warps);
+  if (c.block_n != tiles * 16 * n_warps || (tiles != 1 && tiles != 2 && tiles != 4)) {
+    return unsupported("block_n " + text(c.block_n) + " must be warps / k_warps × 16 × 1, 2 or 4");
   }
   if (p.b_layout() == Layout::row_major && tiles != 4) {
-    return unsupported("with B row-major (nn) a warp streams 64 rows of n: block_n must be warps × 64");
+    return unsupported("with B row-major (nn) a warp streams 64 rows of n: block_n must be warps / k_warps × 64");
   }
   const int words = words_of_block_k(c, p);
   if (c.block_k <= 0 || c.block_k % (p.a_type() == DType::s8 ? 4 : 2) != 0 || words % 16 != 0 || words > 128) {
@@ -229,7 +251,8 @@ std::vector<KernelConfig> skinny_mma_configs(const Problem& p, SearchSpace space
     KernelConfig c;
     c.block_m = int(std::max<std::int64_t>(8, (p.m() + 7) / 8 * 8));
     c.warps = e.warps;
-    c.block_n = e.warps * 16 * e.tiles;
+    c.k_warps = e.k_warps > 1 ? e.k_warps : 0;
+    c.block_n = e.warps / std::max(1, e.k_warps) * 16 * e.tiles;
     c.block_k = e.block_k_words * epw;
     c.stages = e.stages;
     c.split_k = 1;

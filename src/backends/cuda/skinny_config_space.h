@@ -7,6 +7,8 @@
 //   block_k  k elements of one register batch per warp
 //   stages   1 or 2 register batches in flight
 //   warps    warps per CTA
+//   k_warps  groups of the CTA's warps that split its k (block_n counts one group's rows); each
+//            reads A straight from global memory, and the groups add up in shared memory
 //   split_k  slices of k, summed inside the launch by the block's last slice
 #pragma once
 
@@ -29,12 +31,14 @@ inline constexpr std::int64_t kSkinnyMaxRows = 64;  // the largest m the family 
 struct SkinnyInstance {
   int in_code = 0, out_code = 0;
   bool a_kcontig = true, b_kcontig = true;
-  int mt = 1, warps = 4, tiles = 1, block_k = 0, stages = 1, pass = 0, split_k = 1;
+  int mt = 1, warps = 4, k_warps = 1, tiles = 1, block_k = 0, stages = 1, pass = 0, split_k = 1;
   bool vec = true;
 
   int elements_per_word() const { return in_code == 3 ? 4 : 2; }
-  int block_n() const { return warps * 16 * tiles; }
+  int n_warps() const { return warps / k_warps; }
+  int block_n() const { return n_warps() * 16 * tiles; }
   int threads() const { return warps * 32; }
+  // A's pass (k_warps 1), or the k groups' partial sums (k_warps > 1).
   std::int64_t shared_bytes() const;
   // Partial sums and one counter per block of n, for split_k > 1.
   std::int64_t workspace_bytes(std::int64_t n) const;
@@ -54,12 +58,13 @@ bool skinny_uses_pdl(const std::string& arch);
 // One row of a list, before scaling (block_m and split_k come from the problem).
 struct SkinnyListEntry {
   int warps, tiles, block_k_words, stages;
+  int k_warps = 1;
 };
 const std::vector<SkinnyListEntry>& skinny_default_list();
 std::vector<SkinnyListEntry> skinny_exhaustive_entries();
 
-inline constexpr std::size_t kSkinnyDefaultCap = 24;
-inline constexpr std::size_t kSkinnyExhaustiveCap = 256;
+inline constexpr std::size_t kSkinnyDefaultCap = 36;
+inline constexpr std::size_t kSkinnyExhaustiveCap = 640;
 
 // Ok when the template computes this problem (m ≤ 64, dtypes), else why not.
 Status check_skinny_problem(const Problem& problem);

@@ -16,6 +16,12 @@
 // 16-byte load per chunk. With n contiguous (nn), a thread loads 8 consecutive n of each of its
 // k rows and byte-permutes them into k-pairs (quads for s8).
 //
+// With GT_KWARPS > 1 the warps of a CTA also split its slice of k among them (GT_KWARPS groups of
+// warps over the same rows of n, each a contiguous run of batches). Each warp then reads its A
+// fragments straight from global memory (through L1, with its batch of B) instead of a shared
+// pass, and the groups' sums meet in shared memory at the end, in group order: a CTA can stream
+// a long run of k with many loads in flight and no split-k traffic through L2.
+//
 // The grid is (blocks of GT_BN rows of n) × GT_SPLIT_K slices of k, sized by the config space so
 // that every SM has several CTAs streaming. With slices, each writes its partial sums to the
 // workspace and the CTA that finishes a block last (a counter per block) adds the slices in
@@ -28,10 +34,12 @@
 //   GT_B_KCONTIG 1 when B is column-major (k contiguous: "nt", the weights of a linear layer), 0 ("nn")
 //   GT_MT        8-column mma tiles of m (m ≤ 8·GT_MT ≤ 64)
 //   GT_WARPS     warps per CTA
+//   GT_KWARPS    groups of warps that split the CTA's k (1: none; divides GT_WARPS)
 //   GT_TILES     16-row tiles of n per warp (nt: 1, 2 or 4; nn: 4)
 //   GT_BK        k elements of one register batch: a multiple of 16 words (32 of f16/bf16, 64 of s8)
 //   GT_STAGES    1: load a batch, then multiply it; 2: the next batch's loads are in flight meanwhile
-//   GT_PASS      k elements of A in shared memory at once (a multiple of GT_BK and of 32 words)
+//   GT_PASS      k elements of A in shared memory at once (a multiple of GT_BK and of 32 words;
+//                unused with GT_KWARPS > 1)
 //   GT_SPLIT_K   slices of k (1: none)
 //   GT_VEC       1: 16-byte loads of B (and of A when k-contiguous); the host chose it because
 //                ldb (and lda) keep every row 16-byte aligned, and checks the pointers; the
@@ -64,7 +72,8 @@ typedef unsigned short gt_out_t;
 #endif
 
 #define GT_THREADS (GT_WARPS * 32)
-#define GT_BN (GT_WARPS * 16 * GT_TILES)  // rows of n per CTA
+#define GT_NWARPS (GT_WARPS / GT_KWARPS)   // warps along n
+#define GT_BN (GT_NWARPS * 16 * GT_TILES)  // rows of n per CTA
 #define GT_BKW (GT_BK / GT_EPW)           // words of k in one batch
 #define GT_CHUNKS (GT_BKW / 16)           // 16-word chunks (two mma k-steps) in one batch
 #define GT_PASSW (GT_PASS / GT_EPW)
@@ -77,6 +86,9 @@ typedef unsigned short gt_out_t;
 
 #if GT_BKW % 16 != 0 || GT_PASSW % 32 != 0 || GT_PASS % GT_BK != 0
 #error "GT_BK must be whole 16-word chunks and GT_PASS whole batches of 32 words"
+#endif
+#if GT_KWARPS < 1 || GT_WARPS % GT_KWARPS != 0
+#error "GT_KWARPS must divide GT_WARPS"
 #endif
 #if GT_B_KCONTIG == 0 && GT_TILES != 4
 #error "the nn layout takes 64 rows of n per warp (GT_TILES 4)"
@@ -346,7 +358,38 @@ __device__ __forceinline__ gt_u32 gt_nn_word(const gt_u32 (&krows)[4 * GT_EPW][G
 }
 #endif
 
-// The tensor-core work of one batch; a_s points at the batch's first word of row 0 of A.
+// The tensor-core work of chunk `ch` of a batch, with A's fragments of that chunk (row 8j+g of
+// A in act[j], at the chunk's words 4c..4c+3: the physical k of B's registers).
+__device__ __forceinline__ void gt_chunk_mma(const GtBatch& batch, int ch, const gt_u32x4 (&act)[GT_MT],
+                                             gt_acc_t (&acc)[GT_TILES][GT_MT][4]) {
+#if GT_B_KCONTIG == 0
+  gt_u32 words[GT_NNV][4];
+#pragma unroll
+  for (int j = 0; j < GT_NNV; ++j)
+#pragma unroll
+    for (int q = 0; q < 4; ++q) words[j][q] = gt_nn_word(batch.krows[ch], j, q);
+#endif
+#pragma unroll
+  for (int s = 0; s < 2; ++s) {
+#pragma unroll
+    for (int t = 0; t < GT_TILES; ++t) {
+#if GT_B_KCONTIG
+      const gt_u32x4& lo = batch.rows[t][ch][0];
+      const gt_u32x4& hi = batch.rows[t][ch][1];
+      const gt_u32 a0 = lo.w[2 * s], a1 = hi.w[2 * s], a2 = lo.w[2 * s + 1], a3 = hi.w[2 * s + 1];
+#else
+      // Tile t's row g is the thread's n value 2t, row g+8 its value 2t+1.
+      const gt_u32 a0 = words[2 * t][2 * s], a1 = words[2 * t + 1][2 * s];
+      const gt_u32 a2 = words[2 * t][2 * s + 1], a3 = words[2 * t + 1][2 * s + 1];
+#endif
+#pragma unroll
+      for (int j = 0; j < GT_MT; ++j) gt_mma(acc[t][j], a0, a1, a2, a3, act[j].w[2 * s], act[j].w[2 * s + 1]);
+    }
+  }
+}
+
+// The tensor-core work of one batch with A in shared memory; a_s points at the batch's first
+// word of row 0 of A.
 __device__ __forceinline__ void gt_batch_mma(const GtBatch& batch, const gt_u32* a_s, int g, int c,
                                              gt_acc_t (&acc)[GT_TILES][GT_MT][4]) {
 #pragma unroll
@@ -354,32 +397,48 @@ __device__ __forceinline__ void gt_batch_mma(const GtBatch& batch, const gt_u32*
     gt_u32x4 act[GT_MT];
 #pragma unroll
     for (int j = 0; j < GT_MT; ++j) act[j] = *(const gt_u32x4*)(a_s + (8 * j + g) * GT_LDS + ch * 16 + 4 * c);
-#if GT_B_KCONTIG == 0
-    gt_u32 words[GT_NNV][4];
-#pragma unroll
-    for (int j = 0; j < GT_NNV; ++j)
-#pragma unroll
-      for (int q = 0; q < 4; ++q) words[j][q] = gt_nn_word(batch.krows[ch], j, q);
-#endif
-#pragma unroll
-    for (int s = 0; s < 2; ++s) {
-#pragma unroll
-      for (int t = 0; t < GT_TILES; ++t) {
-#if GT_B_KCONTIG
-        const gt_u32x4& lo = batch.rows[t][ch][0];
-        const gt_u32x4& hi = batch.rows[t][ch][1];
-        const gt_u32 a0 = lo.w[2 * s], a1 = hi.w[2 * s], a2 = lo.w[2 * s + 1], a3 = hi.w[2 * s + 1];
-#else
-        // Tile t's row g is the thread's n value 2t, row g+8 its value 2t+1.
-        const gt_u32 a0 = words[2 * t][2 * s], a1 = words[2 * t + 1][2 * s];
-        const gt_u32 a2 = words[2 * t][2 * s + 1], a3 = words[2 * t + 1][2 * s + 1];
-#endif
-#pragma unroll
-        for (int j = 0; j < GT_MT; ++j) gt_mma(acc[t][j], a0, a1, a2, a3, act[j].w[2 * s], act[j].w[2 * s + 1]);
-      }
-    }
+    gt_chunk_mma(batch, ch, act, acc);
   }
 }
+
+#if GT_KWARPS > 1
+// A's fragments of one batch, read straight from global memory (GT_KWARPS > 1): rows past m and
+// k past the end as zeros. `k_inside`: the whole batch is inside k (16-byte loads if GT_VEC).
+struct GtActs {
+  gt_u32x4 act[GT_CHUNKS][GT_MT];
+};
+
+__device__ __forceinline__ void gt_load_acts(GtActs& acts, const gt_in_t* a, long long lda, long long m, long long k,
+                                             long long kb, int g, int c, bool k_inside) {
+#pragma unroll
+  for (int ch = 0; ch < GT_CHUNKS; ++ch)
+#pragma unroll
+    for (int j = 0; j < GT_MT; ++j) {
+      const long long row = 8 * j + g;
+      const long long kk = kb + (long long)(ch * 16 + 4 * c) * GT_EPW;
+      gt_u32x4 v = {{0, 0, 0, 0}};
+      if (row < m) {
+#if GT_A_KCONTIG
+        const gt_in_t* p = a + row * lda + kk;
+        if (GT_VEC && k_inside) {
+          v = *(const gt_u32x4*)p;
+        } else {
+          gt_load_elements<4>(v.w, p, 1, kk, k);
+        }
+#else
+        gt_load_elements<4>(v.w, a + kk * lda + row, lda, kk, k);
+#endif
+      }
+      acts.act[ch][j] = v;
+    }
+}
+
+__device__ __forceinline__ void gt_batch_mma_direct(const GtBatch& batch, const GtActs& acts,
+                                                    gt_acc_t (&acc)[GT_TILES][GT_MT][4]) {
+#pragma unroll
+  for (int ch = 0; ch < GT_CHUNKS; ++ch) gt_chunk_mma(batch, ch, acts.act[ch], acc);
+}
+#endif
 
 __device__ __forceinline__ float gt_out_value(gt_out_t v) {
 #if GT_OUT == 1
@@ -434,13 +493,14 @@ GT_KERNEL_LINKAGE __global__ void __launch_bounds__(GT_THREADS)
   const int g = lane >> 2;  // PTX fragment layouts: groupID and thread-in-group
   const int c4 = lane & 3;
   const int warp = threadIdx.x >> 5;
-  const long long row0 = (long long)blockIdx.x * GT_BN + (long long)warp * 16 * GT_TILES;
+  const int wn = warp % GT_NWARPS;  // the warp's rows of n within the CTA
+  const int wk = warp / GT_NWARPS;  // its group's run of k batches (GT_KWARPS > 1)
+  const long long row0 = (long long)blockIdx.x * GT_BN + (long long)wn * 16 * GT_TILES;
 
   // This slice's batches: an even share of the k batches.
   const long long batches = (k + GT_BK - 1) / GT_BK;
   const long long first = batches * blockIdx.y / GT_SPLIT_K;
   const long long last = batches * (blockIdx.y + 1) / GT_SPLIT_K;
-  constexpr int kPassBatches = GT_PASS / GT_BK;
 
   gt_acc_t acc[GT_TILES][GT_MT][4];
 #pragma unroll
@@ -455,6 +515,8 @@ GT_KERNEL_LINKAGE __global__ void __launch_bounds__(GT_THREADS)
   const bool rows_inside = GT_VEC && ((long long)blockIdx.x + 1) * GT_BN <= n;
   const long long full_batches = k / GT_BK;  // batches below this one end inside k
   gt_launch_dependents();
+#if GT_KWARPS == 1
+  constexpr int kPassBatches = GT_PASS / GT_BK;
   GtBatch current;
   if (first < last) {
     gt_load_batch(current, b, ldb, n, k, row0, first * GT_BK, g, c4, rows_inside && first < full_batches);
@@ -483,22 +545,84 @@ GT_KERNEL_LINKAGE __global__ void __launch_bounds__(GT_THREADS)
 #endif
     }
   }
+  const bool owner = true;
+#else
+  // This warp group's run of the slice's batches; A's fragments come with each batch of B.
+  const long long wfirst = first + (last - first) * wk / GT_KWARPS;
+  const long long wlast = first + (last - first) * (wk + 1) / GT_KWARPS;
+  GtBatch current;
+  GtActs current_a;
+  if (wfirst < wlast) {
+    gt_load_batch(current, b, ldb, n, k, row0, wfirst * GT_BK, g, c4, rows_inside && wfirst < full_batches);
+  }
+  gt_wait_for_previous_grid();  // A, C, the workspace and the counters may be the previous kernel's
+  if (wfirst < wlast) {
+    gt_load_acts(current_a, a, lda, m, k, wfirst * GT_BK, g, c4, wfirst < full_batches);
+    for (long long i = wfirst; i < wlast; ++i) {
+#if GT_STAGES >= 2
+      GtBatch next;
+      GtActs next_a;
+      if (i + 1 < wlast) {
+        gt_load_batch(next, b, ldb, n, k, row0, (i + 1) * GT_BK, g, c4, rows_inside && i + 1 < full_batches);
+        gt_load_acts(next_a, a, lda, m, k, (i + 1) * GT_BK, g, c4, i + 1 < full_batches);
+      }
+      gt_batch_mma_direct(current, current_a, acc);
+      current = next;
+      current_a = next_a;
+#else
+      gt_batch_mma_direct(current, current_a, acc);
+      if (i + 1 < wlast) {
+        gt_load_batch(current, b, ldb, n, k, row0, (i + 1) * GT_BK, g, c4, rows_inside && i + 1 < full_batches);
+        gt_load_acts(current_a, a, lda, m, k, (i + 1) * GT_BK, g, c4, i + 1 < full_batches);
+      }
+#endif
+    }
+  }
+  // The groups' sums meet in shared memory ([group - 1][warp along n][accumulator][lane], so a
+  // warp's 32 lanes touch 32 banks); group 0 adds them in group order and goes on alone.
+  gt_acc_t* partial = (gt_acc_t*)a_s;
+  constexpr int kAccs = GT_TILES * GT_MT * 4;
+  if (wk > 0) {
+    gt_acc_t* mine = partial + ((long long)((wk - 1) * GT_NWARPS + wn) * kAccs) * 32 + lane;
+#pragma unroll
+    for (int t = 0; t < GT_TILES; ++t)
+#pragma unroll
+      for (int j = 0; j < GT_MT; ++j)
+#pragma unroll
+        for (int r = 0; r < 4; ++r) mine[((t * GT_MT + j) * 4 + r) * 32] = acc[t][j][r];
+  }
+  __syncthreads();
+  const bool owner = wk == 0;
+  if (owner) {
+    for (int group = 1; group < GT_KWARPS; ++group) {
+      const gt_acc_t* theirs = partial + ((long long)((group - 1) * GT_NWARPS + wn) * kAccs) * 32 + lane;
+#pragma unroll
+      for (int t = 0; t < GT_TILES; ++t)
+#pragma unroll
+        for (int j = 0; j < GT_MT; ++j)
+#pragma unroll
+          for (int r = 0; r < 4; ++r) acc[t][j][r] += theirs[((t * GT_MT + j) * 4 + r) * 32];
+    }
+  }
+#endif
 
 #if GT_SPLIT_K > 1
   // Partial sums to the workspace ([slice][row of n][8·GT_MT] of the accumulator type), then the
   // last slice of this block adds them in slice order.
   const long long ws_rows = (long long)gridDim.x * GT_BN;
+  if (owner) {
 #pragma unroll
-  for (int t = 0; t < GT_TILES; ++t)
+    for (int t = 0; t < GT_TILES; ++t)
 #pragma unroll
-    for (int j = 0; j < GT_MT; ++j)
+      for (int j = 0; j < GT_MT; ++j)
 #pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const long long row = gt_acc_row(row0, t, 2 * h, g);
-        gt_acc_t* p = workspace + ((long long)blockIdx.y * ws_rows + row) * GT_MPAD + 8 * j + 2 * c4;
-        p[0] = acc[t][j][2 * h];
-        p[1] = acc[t][j][2 * h + 1];
-      }
+        for (int h = 0; h < 2; ++h) {
+          const long long row = gt_acc_row(row0, t, 2 * h, g);
+          gt_acc_t* p = workspace + ((long long)blockIdx.y * ws_rows + row) * GT_MPAD + 8 * j + 2 * c4;
+          p[0] = acc[t][j][2 * h];
+          p[1] = acc[t][j][2 * h + 1];
+        }
+  }
 #ifdef GT_HOST_EMULATION
   static int gt_is_last;  // the emulation runs one block at a time
 #else
@@ -512,7 +636,7 @@ GT_KERNEL_LINKAGE __global__ void __launch_bounds__(GT_THREADS)
     if (gt_is_last) counters[blockIdx.x] = 0;  // every slice has counted: ready for the next launch
   }
   __syncthreads();
-  if (!gt_is_last) return;
+  if (!gt_is_last || !owner) return;
   __threadfence();
 #pragma unroll
   for (int t = 0; t < GT_TILES; ++t)
@@ -534,6 +658,7 @@ GT_KERNEL_LINKAGE __global__ void __launch_bounds__(GT_THREADS)
   (void)workspace;
   (void)counters;
 #endif
+  if (!owner) return;
 
 #pragma unroll
   for (int t = 0; t < GT_TILES; ++t)
