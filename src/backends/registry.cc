@@ -2,6 +2,7 @@
 // among choices within the noise band of the fastest, the earliest wins.
 #include "../core/backend.h"
 #include "../core/harness.h"
+#include "gemmtune/session.h"  // compiled_backends
 #include "cpu/cpu_backends.h"
 #ifdef GEMMTUNE_HAVE_CUDA
 #include "cuda/cuda_backends.h"

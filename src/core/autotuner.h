@@ -8,7 +8,7 @@
 
 #include "backend.h"
 #include "choice_selection.h"
-#include "gemmtune/session.h"
+#include "gemmtune/tuning_options.h"
 #include "gemmtune/tune_report.h"
 
 namespace gemmtune {

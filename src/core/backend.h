@@ -11,7 +11,7 @@
 #include "gemmtune/config.h"
 #include "gemmtune/device.h"
 #include "gemmtune/problem.h"
-#include "gemmtune/session.h"
+#include "gemmtune/tuning_options.h"
 #include "gemmtune/status.h"
 
 namespace gemmtune {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "backend.h"
-#include "gemmtune/session.h"
+#include "gemmtune/tuning_options.h"
 
 namespace gemmtune {
 

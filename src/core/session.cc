@@ -1,6 +1,5 @@
 #include "gemmtune/session.h"
 
-#include <charconv>
 #include <cstdlib>
 #include <map>
 #include <bit>
@@ -16,6 +15,8 @@
 #include "gemmtune/op.h"
 #include "harness.h"
 #include "lock_free_map.h"
+#include "session_options.h"
+#include "warnings.h"
 #include "sweep_measure.h"
 #include "gemmtune/cost_model.h"
 #include "gemmtune/lut.h"
@@ -117,35 +118,6 @@ Status check_pointers(const Problem& p, const void* a, const void* b, const void
 }
 
 }  // namespace
-
-Result<SearchSpace> parse_search_space(std::string_view name) {
-  if (name == "default") return SearchSpace::default_space;
-  if (name == "exhaustive") return SearchSpace::exhaustive;
-  return invalid_argument("unknown search space '" + std::string(name) + "' (expected default or exhaustive)");
-}
-
-std::string BenchmarkSpace::to_string() const { return all() ? "all" : "top:" + std::to_string(top_k); }
-
-Result<BenchmarkSpace> parse_benchmark_space(std::string_view text) {
-  if (text == "all") return BenchmarkSpace{};
-  if (text.substr(0, 4) == "top:") {
-    const std::string_view digits = text.substr(4);
-    int k = 0;
-    auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), k);
-    if (ec == std::errc() && ptr == digits.data() + digits.size() && !digits.empty() && k >= 1) return BenchmarkSpace{k};
-  }
-  return invalid_argument("unknown benchmark space '" + std::string(text) + "' (expected all or top:K with K >= 1)");
-}
-
-std::string lut_path_from_env() {
-  const char* value = std::getenv("GEMMTUNE_LUT");
-  return value ? value : "";
-}
-
-std::string model_path_from_env() {
-  const char* value = std::getenv("GEMMTUNE_MODEL");
-  return value ? value : "";
-}
 
 struct Session::Impl {
   Session* self = nullptr;
@@ -323,46 +295,12 @@ struct Session::Impl {
   }
 };
 
-namespace {
-
-// The lookup table and cost model the options name but do not hold yet. Neither is needed to
-// tune: one that does not load, or a model trained elsewhere, is reported and left out.
-void load_lut_and_model(SessionOptions& options, const DeviceInfo& device, const BackendList& backends) {
-  if (!options.tuning.lut && !options.lut_path.empty()) {
-    auto table = LookupTable::load(options.lut_path);
-    if (table.is_ok()) {
-      options.tuning.lut = std::make_shared<const LookupTable>(std::move(table).value());
-    } else {
-      warn_once("lookup table not used: " + table.status().message());
-    }
-  }
-  if (!options.tuning.model && !options.tuning.benchmark.all()) {
-    std::map<std::string, std::string> versions;
-    for (const auto& backend : backends) versions[std::string(backend->name())] = backend->version();
-    auto model = options.model_path.empty() ? find_cost_model(device.fingerprint(), versions)
-                                            : load_cost_model_for(options.model_path, device, versions);
-    if (model.is_ok()) {
-      options.tuning.model = *model;
-    } else {
-      warn_once("cost model not used: " + model.status().message() + "; benchmark " +
-                options.tuning.benchmark.to_string() + " times the default space in full instead");
-    }
-  }
-}
-
-}  // namespace
-
 Session::Session(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Session::~Session() = default;
 
 Result<std::unique_ptr<Session>> Session::create(SessionOptions options) {
   GEMMTUNE_ASSIGN_OR_RETURN(DeviceInfo device, find_device(options.device));
-  if (options.tuning.timing.samples < 1) return invalid_argument("tuning.timing.samples must be >= 1");
-  if (options.tuning.noise_band < 0) return invalid_argument("tuning.noise_band must be >= 0");
-  if (options.tuning.finalists < 0) return invalid_argument("tuning.finalists must be >= 0");
-  if (options.tuning.close_band < 0) return invalid_argument("tuning.close_band must be >= 0");
-  if (options.tuning.close_repeats < 0) return invalid_argument("tuning.close_repeats must be >= 0");
-  GEMMTUNE_RETURN_IF_ERROR(options.routing.validate());
+  GEMMTUNE_RETURN_IF_ERROR(validate_session_options(options));
   auto impl = std::make_unique<Impl>();
   impl->backends = create_backends(device);
   impl->device = std::move(device);
@@ -398,63 +336,6 @@ Status Session::prepare(const Problem& problem) {
   const DispatchKey key{ProblemKey::of(problem), problem.alpha(), problem.beta()};
   if (impl_->find(key) != nullptr) return Status::ok();
   return impl_->resolve(problem, key).status();
-}
-
-namespace {
-
-// A public GemmKernel seen through the internal Kernel interface, for the harness.
-class GemmKernelAdapter final : public Kernel {
- public:
-  explicit GemmKernelAdapter(GemmKernel& kernel) : kernel_(kernel) {}
-  Status run(const GemmArgs& args) override { return kernel_.run(args.a, args.b, args.c, args.stream); }
-
- private:
-  GemmKernel& kernel_;
-};
-
-// gemm() as a GemmKernel, so the dispatch path is timed like any other kernel.
-class DispatchKernel final : public GemmKernel {
- public:
-  DispatchKernel(Session& session, const Problem& problem) : session_(session), problem_(problem) {}
-  Status run(const void* a, const void* b, void* c, void* stream) override {
-    return session_.gemm(problem_, a, b, c, stream);
-  }
-  const std::string& backend() const override { return name_; }
-  const KernelConfig& config() const override { return config_; }
-
- private:
-  Session& session_;
-  Problem problem_;
-  std::string name_ = "gemmtune";
-  KernelConfig config_;
-};
-
-}  // namespace
-
-std::vector<Result<TimingStats>> Session::time_kernels(const Problem& problem, const std::vector<GemmKernel*>& kernels,
-                                                       const TimingOptions& timing) {
-  auto fail_all = [&](const Status& status) {
-    return std::vector<Result<TimingStats>>(kernels.size(), Result<TimingStats>(status));
-  };
-  auto harness = create_harness(impl_->device);
-  if (!harness.is_ok()) return fail_all(harness.status());
-  Status ready = (*harness)->prepare(problem, 0x5eed0001);
-  if (!ready.is_ok()) return fail_all(ready);
-  std::vector<GemmKernelAdapter> adapters;
-  adapters.reserve(kernels.size());
-  std::vector<Kernel*> timed;
-  for (GemmKernel* kernel : kernels) timed.push_back(&adapters.emplace_back(*kernel));
-  return (*harness)->time(timed, timing);
-}
-
-std::vector<Result<TimingStats>> Session::time_with_peers(const Problem& problem, const std::vector<GemmKernel*>& peers,
-                                                          const TimingOptions& timing) {
-  Status prepared = prepare(problem);
-  if (!prepared.is_ok()) return std::vector<Result<TimingStats>>(peers.size() + 1, Result<TimingStats>(prepared));
-  DispatchKernel ours(*this, problem);
-  std::vector<GemmKernel*> kernels = {&ours};
-  kernels.insert(kernels.end(), peers.begin(), peers.end());
-  return time_kernels(problem, kernels, timing);
 }
 
 Result<TuneReport> Session::tune(const Problem& problem) {

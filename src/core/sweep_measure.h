@@ -3,7 +3,7 @@
 #pragma once
 
 #include "backend.h"
-#include "gemmtune/session.h"
+#include "gemmtune/tuning_options.h"
 #include "gemmtune/sweep.h"
 
 namespace gemmtune {

@@ -55,14 +55,6 @@ std::string StoreOptions::resolved_path() const {
   return "off";  // nowhere sensible to keep a file
 }
 
-void warn_once(const std::string& message) {
-  static std::mutex mutex;
-  static std::set<std::string> said;
-  std::lock_guard lock(mutex);
-  if (!said.insert(message).second) return;
-  std::fprintf(stderr, "gemmtune: warning: %s\n", message.c_str());
-}
-
 #ifndef GEMMTUNE_HAVE_REDIS
 bool redis_store_built() { return false; }
 

@@ -10,6 +10,7 @@
 
 #include "gemmtune/status.h"
 #include "gemmtune/store_options.h"
+#include "../core/warnings.h"
 
 namespace gemmtune {
 
@@ -54,9 +55,5 @@ std::unique_ptr<TuningStore> make_tiered_store(std::unique_ptr<TuningStore> loca
 // cannot be reached, or a malformed Redis URL, is a warning (the local store carries on), not
 // an error.
 Result<std::unique_ptr<TuningStore>> open_store(const StoreOptions& options);
-
-// "gemmtune: warning: <message>" on stderr, once per distinct message in this process: a bad
-// entry met at every lookup would otherwise flood the log.
-void warn_once(const std::string& message);
 
 }  // namespace gemmtune

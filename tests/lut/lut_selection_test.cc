@@ -7,6 +7,7 @@
 #include "core/autotuner.h"
 #include "core/reference_gemm.h"
 #include "gemmtune/lut.h"
+#include "gemmtune/session.h"
 
 namespace gemmtune {
 namespace {

@@ -10,7 +10,7 @@
 #include "gemmtune/config.h"
 #include "gemmtune/device.h"
 #include "gemmtune/problem.h"
-#include "gemmtune/session.h"
+#include "gemmtune/tuning_options.h"
 #include "gemmtune/status.h"
 #include "wgmma_kernel_source.h"
 #include "wgmma_tensor_map.h"

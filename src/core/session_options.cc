@@ -1,0 +1,55 @@
+#include "session_options.h"
+
+#include <cstdlib>
+#include <map>
+#include <string>
+
+#include "gemmtune/cost_model.h"
+#include "gemmtune/lut.h"
+#include "warnings.h"
+
+namespace gemmtune {
+
+std::string lut_path_from_env() {
+  const char* value = std::getenv("GEMMTUNE_LUT");
+  return value ? value : "";
+}
+
+std::string model_path_from_env() {
+  const char* value = std::getenv("GEMMTUNE_MODEL");
+  return value ? value : "";
+}
+
+Status validate_session_options(const SessionOptions& options) {
+  if (options.tuning.timing.samples < 1) return invalid_argument("tuning.timing.samples must be >= 1");
+  if (options.tuning.noise_band < 0) return invalid_argument("tuning.noise_band must be >= 0");
+  if (options.tuning.finalists < 0) return invalid_argument("tuning.finalists must be >= 0");
+  if (options.tuning.close_band < 0) return invalid_argument("tuning.close_band must be >= 0");
+  if (options.tuning.close_repeats < 0) return invalid_argument("tuning.close_repeats must be >= 0");
+  return options.routing.validate();
+}
+
+void load_lut_and_model(SessionOptions& options, const DeviceInfo& device, const BackendList& backends) {
+  if (!options.tuning.lut && !options.lut_path.empty()) {
+    auto table = LookupTable::load(options.lut_path);
+    if (table.is_ok()) {
+      options.tuning.lut = std::make_shared<const LookupTable>(std::move(table).value());
+    } else {
+      warn_once("lookup table not used: " + table.status().message());
+    }
+  }
+  if (!options.tuning.model && !options.tuning.benchmark.all()) {
+    std::map<std::string, std::string> versions;
+    for (const auto& backend : backends) versions[std::string(backend->name())] = backend->version();
+    auto model = options.model_path.empty() ? find_cost_model(device.fingerprint(), versions)
+                                            : load_cost_model_for(options.model_path, device, versions);
+    if (model.is_ok()) {
+      options.tuning.model = *model;
+    } else {
+      warn_once("cost model not used: " + model.status().message() + "; benchmark " +
+                options.tuning.benchmark.to_string() + " times the default space in full instead");
+    }
+  }
+}
+
+}  // namespace gemmtune
