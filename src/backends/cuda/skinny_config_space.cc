@@ -127,13 +127,14 @@ const std::vector<SkinnyListEntry>& skinny_default_list() {
   //
   // The warps that split k come first: on the H100 they won every decode shape up to m = 32
   // that the family won (bench/results/2026-11-26-h100-decode-kwarps.md; exhaustive space at
-  // m 8 and 16: the 8-warp, 16-row, 64-word row best at 4096×4096, the 4-warp one at 14336×4096).
+  // m 8 and 16: the 8-warp, 16-row, 64-word row best at 4096×4096, the 4-warp one at 14336×4096;
+  // one stage, and 16 warps of 32 words, best at m = 16).
   // The rows after them are the one-group kernel's, for m = 64 and nn, where the groups' A
   // fragments and partial sums cost more registers than the rows allow.
   static const std::vector<SkinnyListEntry> list = {
-      {8, 1, 64, 2, 8}, {8, 1, 32, 2, 8}, {4, 1, 64, 2, 4}, {4, 1, 64, 1, 4}, {8, 2, 64, 2, 4},
-      {4, 2, 32, 2, 4}, {8, 4, 16, 2, 4}, {4, 1, 64, 2},    {4, 2, 32, 2},    {8, 1, 32, 2},
-      {4, 4, 16, 2},    {4, 4, 32, 1},
+      {8, 1, 64, 2, 8},   {8, 1, 32, 2, 8}, {8, 1, 64, 1, 8}, {16, 1, 32, 1, 16}, {4, 1, 64, 2, 4},
+      {4, 1, 64, 1, 4},   {8, 2, 64, 2, 4}, {4, 2, 32, 2, 4}, {8, 4, 16, 2, 4},   {4, 1, 64, 2},
+      {4, 2, 32, 2},      {8, 1, 32, 2},    {4, 4, 16, 2},    {4, 4, 32, 1},
   };
   return list;
 }

@@ -63,7 +63,7 @@ struct SkinnyListEntry {
 const std::vector<SkinnyListEntry>& skinny_default_list();
 std::vector<SkinnyListEntry> skinny_exhaustive_entries();
 
-inline constexpr std::size_t kSkinnyDefaultCap = 36;
+inline constexpr std::size_t kSkinnyDefaultCap = 42;
 inline constexpr std::size_t kSkinnyExhaustiveCap = 640;
 
 // Ok when the template computes this problem (m ≤ 64, dtypes), else why not.
