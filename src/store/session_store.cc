@@ -43,12 +43,15 @@ Problem key_problem(const Problem& problem) {
   return keyed.is_ok() ? *keyed : problem;
 }
 
-// The index of the fastest ok choice of `report` whose backend can run `problem`; -1 if none.
+// The index of the fastest verified choice of `report` whose backend can run `problem`; -1 if
+// none. A pruned choice counts: it was verified, and its short sample is its time. Where the
+// pick's rivals were all pruned (a loaded machine prunes more), leaving them out would re-tune
+// this call's alpha, and that tuning would replace the entry that holds alpha 1's pick.
 int fastest_runnable(const TuneReport& report, const Problem& problem, const BackendList& backends) {
   int best = -1;
   for (std::size_t i = 0; i < report.choices.size(); ++i) {
     const ChoiceReport& c = report.choices[i];
-    if (c.status != ChoiceStatus::ok || c.time_us < 0) continue;
+    if ((c.status != ChoiceStatus::ok && c.status != ChoiceStatus::pruned) || c.time_us < 0) continue;
     if (best >= 0 && c.time_us >= report.choices[std::size_t(best)].time_us) continue;
     const Backend* backend = find_backend(backends, c.backend);
     if (backend != nullptr && backend->can_implement(problem, c.config).is_ok()) best = int(i);
