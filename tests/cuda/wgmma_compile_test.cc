@@ -82,6 +82,19 @@ TEST(WgmmaCompile, EveryStreamKDefaultRowCompilesWithoutSpills) {
   EXPECT_EQ(testing::expect_no_spills(jobs), int(wgmma_default_list().size()) + 4);
 }
 
+// The wave-fitted widths the default space offers at 1024×14336×4096 (128×224, 256×112), with
+// their part-TMA, part-direct epilogue, in bf16 and s8.
+TEST(WgmmaCompile, WaveFittedWidthsCompileWithoutSpills) {
+  std::vector<testing::PtxasJob> jobs;
+  for (auto [type, out] : {std::pair{DType::bf16, DType::bf16}, std::pair{DType::s8, DType::s32}}) {
+    const Problem p = make(1024, 14336, 4096, type, "nt", out);
+    for (const KernelConfig& c : wgmma_configs(p, SearchSpace::default_space, h100())) {
+      if (c.block_n == 224 || c.block_n == 112) jobs.push_back(ptxas_job(p, c));
+    }
+  }
+  EXPECT_EQ(testing::expect_no_spills(jobs), 4);
+}
+
 TEST(WgmmaCompile, ASecondCompileOfTheSameInstanceComesFromTheCache) {
   testing::use_fresh_cubin_cache();
   const Problem p = make(256, 256, 256, DType::bf16, "nt", DType::bf16);

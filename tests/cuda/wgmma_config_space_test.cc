@@ -261,6 +261,36 @@ TEST(WgmmaConfigSpace, StreamKIsOfferedWhereTheLastWaveIsPartialAndLeavesSMsIdle
   EXPECT_EQ(checked, 2);
 }
 
+TEST(WgmmaConfigSpace, ALargeTileWhoseLastWaveIsPartialIsAlsoOfferedNarrowedToFillIt) {
+  // 1024×14336×4096: 448 tiles of 128×256 (and of 256×128) on 132 SMs, 3.39 waves, 15 % of the
+  // last idle; 128×224 and 256×112 make 512 tiles, 3.88 waves, 3 % idle.
+  for (DType type : {DType::bf16, DType::s8}) {
+    const Problem p = make(1024, 14336, 4096, type);
+    const auto configs = wgmma_configs(p, SearchSpace::default_space, h100());
+    std::set<std::pair<int, int>> fitted;
+    for (const KernelConfig& c : configs) {
+      if (c.block_n == 224 || c.block_n == 112) {
+        EXPECT_LE(grid_of(p, c).idle(), 0.05) << c.to_string();
+        EXPECT_TRUE(wgmma_can_implement(p, c, h100()).is_ok()) << c.to_string();
+        fitted.insert({c.block_m, c.block_n});
+      }
+    }
+    EXPECT_EQ(fitted, (std::set<std::pair<int, int>>{{128, 224}, {256, 112}})) << dtype_name(type);
+  }
+  // 4096³ and 2048×14336×4096 end in nearly full waves; at 300×14336×4096 (168 tiles of 128×256)
+  // no width down to 192 fills the second wave within 5 %.
+  for (const Problem& p : {make(4096, 4096, 4096, DType::bf16), make(2048, 14336, 4096, DType::bf16),
+                           make(300, 14336, 4096, DType::bf16)}) {
+    for (const KernelConfig& c : wgmma_configs(p, SearchSpace::default_space, h100())) {
+      EXPECT_FALSE(c.block_m == 128 && c.block_n > 192 && c.block_n < 256) << c.to_string() << " for " << p.describe();
+    }
+  }
+  // An n-major B tile (layout nn) narrows in 64-column chunks: 192 leaves 9 % of 5 waves idle.
+  for (const KernelConfig& c : wgmma_configs(make(1024, 14336, 4096, DType::bf16, "nn"), SearchSpace::default_space, h100())) {
+    EXPECT_NE(c.block_n, 224) << c.to_string();
+  }
+}
+
 TEST(WgmmaConfigSpace, StreamKAndItsSplitKNeighboursFitUnderTheDefaultCap) {
   // 512×6144×4096: 96 tiles of 128×256 for 132 SMs; both ways of cutting k are offered, split-k
   // with 2 slices beside each stream-K variant (the best split of the v4 measurements).

@@ -119,6 +119,34 @@ TEST(WgmmaLaunch, MidMSwappedTilesSplittingMEvenlyMatchTheReference) {
   EXPECT_EQ(ran, expected);
 }
 
+// The wave-fitted widths (wgmma_config_space.cc: 128×224, 256×112) are not whole 128-byte chunks
+// of C: the TMA-store epilogue writes the chunks and direct stores the rest of each row. Every
+// output width (16-bit, f32, s32), beta 0 (TMA) and not (direct stores only), n past the last
+// whole tile.
+TEST(WgmmaLaunch, WaveFittedWidthsStoreTheirLastColumnsDirectly) {
+  SKIP_WITHOUT_HOPPER();
+  int ran = 0, expected = 0;
+  for (const Problem& p : {testing::test_problem(264, 1000, 1040, DType::bf16, "nt", DType::bf16, 0.0),
+                           testing::test_problem(264, 1000, 520, DType::f16, "nt", DType::f32, 0.5),
+                           testing::test_problem(136, 744, 1040, DType::s8, "nt", DType::s32, 0.0),
+                           testing::test_problem(136, 744, 520, DType::f32, "nt", DType::f32, 0.0)}) {
+    auto wgmma = backend();
+    std::vector<KernelConfig> configs;
+    for (const WgmmaListEntry& e : {WgmmaListEntry{128, 224, 4, 2, false, 1, 1, false},
+                                    WgmmaListEntry{256, 112, 4, 2, false, 1, 1, false}}) {
+      KernelConfig c = wgmma_list_config(e);
+      c.block_k = wgmma_block_k(p.a_type());
+      while (!wgmma->can_implement(p, c).is_ok() && c.stages > 2) --c.stages;
+      EXPECT_TRUE(wgmma->can_implement(p, c).is_ok()) << c.to_string() << " for " << p.describe();
+      configs.push_back(c);
+    }
+    expected += int(configs.size());
+    ran += testing::run_and_verify(*wgmma, p, 0, configs, &compile_gemm_wgmma, 2);
+  }
+  EXPECT_EQ(ran, expected);
+  EXPECT_EQ(expected, 8);
+}
+
 TEST(WgmmaLaunch, SmallMRunsTheSwappedConfigsDownToOneRow) {
   SKIP_WITHOUT_HOPPER();
   int swapped = 0;

@@ -1,6 +1,7 @@
 #include "wgmma_config_space.h"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 
 #include "../../core/config_space.h"
@@ -54,6 +55,10 @@ constexpr double kBalancedSwapMinPadding = 0.10;
 // 64x128's 128 tiles, and they are the slowest to compile: 7 of 23 compiles of a cold tuning.
 // No pick of the 2026-11-26 checks had fewer than 48 CTAs (decode shapes, 132 SMs).
 constexpr std::int64_t kMinFillShare = 4;
+// A wave-fitted tile (wave_fitted) is at least this share of the tile it narrows, and its
+// grid's last wave leaves at most kWaveFitMaxIdle of the cluster-time idle.
+constexpr double kWaveFitNarrowest = 0.75;
+constexpr double kWaveFitMaxIdle = 0.05;
 
 std::string text(std::int64_t value) { return std::to_string(value); }
 
@@ -157,14 +162,45 @@ std::int64_t k_blocks_of(const Problem& p) { return (p.k() + wgmma_block_k(p.a_t
 // leaves enough of the launch idle (kStreamKMinIdle) in few enough waves (kStreamKMaxWaves).
 // A tile of fewer k-blocks than a cluster's least share (GT_SK_MIN_BLOCKS) gives nothing to
 // cut.
-bool stream_k_pays(const Problem& p, const KernelConfig& c, const CudaInfo& device) {
+struct Waves {
+  std::int64_t count;  // waves of the persistent grid, the last one counted whole
+  double idle;         // the share of the grid's cluster-time the partial last wave leaves idle
+};
+
+Waves waves_of(const Problem& p, const KernelConfig& c, const CudaInfo& device) {
   const WgmmaMapping map = wgmma_mapping(p, c);
   const std::int64_t tiles = wgmma_cluster_tiles(map.instance, map.m, map.n);
   const std::int64_t clusters = grid_clusters(c, device);
   const std::int64_t waves = (tiles + clusters - 1) / clusters;
-  const double idle = double(waves * clusters - tiles) / double(waves * clusters);
-  return k_blocks_of(p) >= GT_SK_MIN_BLOCKS && tiles % clusters != 0 && waves <= kStreamKMaxWaves &&
-         idle >= kStreamKMinIdle;
+  return {waves, double(waves * clusters - tiles) / double(waves * clusters)};
+}
+
+bool stream_k_pays(const Problem& p, const KernelConfig& c, const CudaInfo& device) {
+  const Waves waves = waves_of(p, c, device);
+  return k_blocks_of(p) >= GT_SK_MIN_BLOCKS && waves.count <= kStreamKMaxWaves && waves.idle >= kStreamKMinIdle;
+}
+
+bool large_cooperative(const KernelConfig& c) {
+  return !c.pingpong && c.swap_ab == 0 && cluster(c.cluster_m) * cluster(c.cluster_n) == 1 &&
+         c.block_m * c.block_n >= 128 * 256;
+}
+
+// A large tile whose grid ends in a partial wave, narrowed to the widest width (in wgmma's n
+// steps, down to kWaveFitNarrowest of it) whose grid ends in a nearly full one: 1024x14336 in
+// 128x256 tiles is 448 tiles, 3.39 waves on 132 SMs; in 128x224 tiles 512, 3.88 waves. A
+// narrower tile does 12 % less work a k-block for the same A, which costs less than a wave that
+// leaves 15 % of the SMs idle. Stream-K is the other answer to the same partial wave.
+std::optional<KernelConfig> wave_fitted(const Problem& p, const KernelConfig& c, const CudaInfo& device) {
+  if (!large_cooperative(c)) return std::nullopt;
+  const Waves waves = waves_of(p, c, device);
+  if (waves.count > kStreamKMaxWaves || waves.idle < kStreamKMinIdle) return std::nullopt;
+  const std::int32_t step = block_n_step(p, false);
+  for (std::int32_t width = c.block_n - step; width >= c.block_n * kWaveFitNarrowest; width -= step) {
+    KernelConfig narrowed = c;
+    narrowed.block_n = width;
+    if (waves_of(p, narrowed, device).idle <= kWaveFitMaxIdle) return narrowed;
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -389,6 +425,9 @@ std::vector<KernelConfig> scaled_candidates(const Problem& p, SearchSpace space,
     }
   }
   for (const KernelConfig& c : bases) offer(c);
+  for (const KernelConfig& c : bases) {
+    if (const std::optional<KernelConfig> fitted = wave_fitted(p, c, device)) offer(*fitted);
+  }
   if (space == SearchSpace::default_space) {
     for (const KernelConfig& c : balanced_swapped_tiles(p, device)) offer(c);
   }
@@ -398,9 +437,7 @@ std::vector<KernelConfig> scaled_candidates(const Problem& p, SearchSpace space,
   // 256x4096x4096, while the ping-pong and clustered variants lost or tied there; each
   // variant offered costs a compile in a cold tuning.
   for (KernelConfig c : bases) {
-    const bool large_cooperative = !c.pingpong && cluster(c.cluster_m) * cluster(c.cluster_n) == 1 &&
-                                   c.block_m * c.block_n >= 128 * 256;
-    if (!large_cooperative || !stream_k_pays(p, c, device)) continue;
+    if (!large_cooperative(c) || !stream_k_pays(p, c, device)) continue;
     c.stream_k = 1;
     offer(c);
   }

@@ -53,8 +53,9 @@ struct WgmmaInstance {
   }
   int cluster_size() const { return cluster_m * cluster_n; }
   int output_bytes() const { return out_code == 1 || out_code == 2 ? 2 : 4; }
-  // Whether the TMA-store epilogue can serve this instance.
-  bool c_tma_possible() const { return !c_transposed && block_n % (128 / output_bytes()) == 0; }
+  // Whether the TMA-store epilogue can serve this instance: it stores whole 128-byte chunks of
+  // columns, and the direct stores write what is left of a wider tile.
+  bool c_tma_possible() const { return !c_transposed && block_n >= 128 / output_bytes(); }
   // Dynamic shared memory: the stage ring, two 8 KB C staging buffers per consumer with the
   // TMA-store epilogue, the barriers (two a stage, two for the ping-pong turns), the flags of
   // split-k and stream-K (a word a consumer), and 1 KB to align the ring to the swizzle's

@@ -51,7 +51,8 @@
 //                    completes the tile adds the others' partials and writes C. Nobody waits on
 //                    another CTA. Exclusive with GT_SPLIT_K > 1.
 //   GT_C_TMA         1: the epilogue can stage C in shared memory and write it with TMA stores
-//                    (C' row-major, GT_BN whole 128-byte chunks); used at run time when beta
+//                    (C' row-major, GT_BN at least one 128-byte chunk; columns past the
+//                    last whole chunk are stored directly); used at run time when beta
 //                    is 0 and the host could map C (c_tma). 0: direct stores only.
 // The prelude that wgmma_kernel_source.cc writes before this file defines gt_wgmma_tile(),
 // the one wgmma instruction of this config (m64, n GT_BN, 32 bytes of k).
@@ -131,9 +132,12 @@ typedef unsigned short gt_out_t;
 #if GT_B_MN && GT_BN % 64 != 0
 #error "an n-major B' tile is whole chunks of 64 columns"
 #endif
-#if GT_C_TMA && (GT_C_TRANSPOSED || GT_BN % GT_C_CHUNK_COLS != 0)
-#error "the TMA-store epilogue writes row-major C' in whole 128-byte chunks of columns"
+#if GT_C_TMA && (GT_C_TRANSPOSED || GT_BN < GT_C_CHUNK_COLS)
+#error "the TMA-store epilogue writes row-major C' in 128-byte chunks of columns: at least one"
 #endif
+// The columns the TMA-store epilogue covers: whole chunks. A tile whose width is not whole
+// chunks (224 columns of 16-bit C: three chunks and 32 columns) stores the rest directly.
+#define GT_C_TMA_COLS (GT_BN / GT_C_CHUNK_COLS * GT_C_CHUNK_COLS)
 
 // A CUtensorMap: 128 opaque bytes, made on the host, passed by value as a __grid_constant__
 // parameter so TMA reads it from the parameter space.
@@ -359,16 +363,18 @@ __device__ __forceinline__ gt_out_t gt_pair_lo(gt_out_pair_t p) { return p.lo; }
 __device__ __forceinline__ gt_out_t gt_pair_hi(gt_out_pair_t p) { return p.hi; }
 #endif
 
-// Writes one consumer's m64 slice: thread t of the warpgroup holds, for each 8 columns j of
-// the slice, rows 16·warp + lane/4 (+8) and columns 8j + 2·(lane%4) (+1). Where C's rows run
-// along the slice's columns and the pair is aligned (`pairs`), each pair is one store.
+// Writes one consumer's m64 slice from column FirstCol of the tile on: thread t of the warpgroup
+// holds, for each 8 columns j of the slice, rows 16·warp + lane/4 (+8) and columns
+// 8j + 2·(lane%4) (+1). Where C's rows run along the slice's columns and the pair is aligned
+// (`pairs`), each pair is one store.
+template <int FirstCol = 0>
 __device__ __forceinline__ void gt_store_slice(const gt_acc_t (&acc)[GT_ACC], gt_out_t* c, long long ldc, long long m,
                                                long long n, long long row0, long long col0, float alpha, float beta,
                                                bool pairs) {
   const int lane = threadIdx.x % 32, warp = (threadIdx.x / 32) % 4;
   const long long r = row0 + 16 * warp + lane / 4;
 #pragma unroll
-  for (int j = 0; j < GT_BN / 8; ++j) {
+  for (int j = FirstCol / 8; j < GT_BN / 8; ++j) {
     const long long col = col0 + 8 * j + 2 * (lane % 4);
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
@@ -411,7 +417,7 @@ __device__ __forceinline__ void gt_store_slice_tma(const gt_acc_t (&acc)[GT_ACC]
                                                    int& chunks) {
   const int tid = threadIdx.x % 128, lane = tid % 32, warp = tid / 32;
 #pragma unroll
-  for (int cc = 0; cc < GT_BN / GT_C_CHUNK_COLS; ++cc, ++chunks) {
+  for (int cc = 0; cc < GT_C_TMA_COLS / GT_C_CHUNK_COLS; ++cc, ++chunks) {
     const gt_u32 buffer = buffers + (chunks % 2) * GT_C_CHUNK_BYTES;
     if (tid == 0) asm volatile("cp.async.bulk.wait_group.read 1;" ::: "memory");
     asm volatile("bar.sync %0, 128;" ::"r"(1 + consumer) : "memory");
@@ -819,6 +825,9 @@ extern "C" __global__ void __launch_bounds__(GT_THREADS, 1) GT_CLUSTER_DIMS
         for (int ms = 0; ms < GT_M_SLICES; ++ms) {
           gt_store_slice_tma(acc[ms], &map_c, c_staging + consumer * 2 * GT_C_CHUNK_BYTES, consumer,
                              (int)row0 + 64 * ms, (int)col0, alpha, chunks);
+#if GT_C_TMA_COLS < GT_BN
+          gt_store_slice<GT_C_TMA_COLS>(acc[ms], c, ldc, m, n, row0 + 64 * ms, col0, alpha, beta, pairs);
+#endif
         }
         continue;
       }
