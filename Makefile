@@ -9,6 +9,11 @@ BUILD_TYPE ?= Release
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 PREFIX ?= /usr/local
+# CUTLASS (backend 'cutlass'), which Debian does not package: pass your checkout as CUTLASS_DIR.
+# Without one, the headers archive beside the repository (development and CI machines have it)
+# is unpacked into the build folder; where there is neither, the family is absent.
+CUTLASS_ARCHIVE ?= $(CURDIR)/../shared/third_party/cutlass-4.7.0-headers.tar.xz
+CUTLASS_DIR ?= $(if $(wildcard $(CUTLASS_ARCHIVE)),$(abspath $(BUILD_DIR))/_deps/cutlass)
 
 .PHONY: all deps configure build demo test tsan install package bench clean
 
@@ -18,7 +23,9 @@ deps:
 	@scripts/install-deps
 
 configure: deps
-	@cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(CMAKE_FLAGS)
+	@if [ -n "$(CUTLASS_DIR)" ] && [ ! -f "$(CUTLASS_DIR)/include/cutlass/version.h" ] && [ -f "$(CUTLASS_ARCHIVE)" ]; then \
+	  mkdir -p "$(CUTLASS_DIR)" && tar -xJf "$(CUTLASS_ARCHIVE)" -C "$(CUTLASS_DIR)"; fi
+	@cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DGEMMTUNE_CUTLASS_DIR=$(CUTLASS_DIR) $(CMAKE_FLAGS)
 
 build: configure
 	@cmake --build $(BUILD_DIR) -j $(JOBS)

@@ -32,6 +32,8 @@ BackendList create_backends(const DeviceInfo& device) {
     backends.push_back(cuda::make_cublaslt_backend(device.cuda));
     backends.push_back(cuda::make_wgmma_backend(device.cuda));
     backends.push_back(cuda::make_skinny_backend(device.cuda));
+    // Present when gemmtune knows where CUTLASS and nvcc are (compiled_backends says why not).
+    if (auto cutlass = cuda::make_cutlass_backend(device.cuda); cutlass.is_ok()) backends.push_back(std::move(*cutlass));
     backends.push_back(cuda::make_nvrtc_backend(device.cuda));
   }
 #endif
@@ -85,11 +87,18 @@ std::vector<BackendAvailability> compiled_backends(DeviceKind kind) {
     list.push_back({"cublaslt", true, "cuBLASLt, its top heuristic algorithms as choices"});
     list.push_back({"wgmma", true, "gemmtune's NVRTC-compiled Hopper templates (TMA, wgmma; sm_90a)"});
     list.push_back({"skinny", true, "gemmtune's NVRTC-compiled kernels for m <= 64 (weights streamed, split k in one launch; gemv for m <= 8)"});
+    if (auto setup = cuda::cutlass_setup(); setup.is_ok()) {
+      list.push_back({"cutlass", true, "CUTLASS " + setup->version + " SM90 GEMMs (sm_90a), built by nvcc at tuning time from " +
+                                           setup->cutlass_dir});
+    } else {
+      list.push_back({"cutlass", false, setup.status().message()});
+    }
     list.push_back({"cuda", true, "gemmtune's NVRTC-compiled tensor-core templates (mma.sync); on Hopper only where wgmma cannot map the problem, or in the exhaustive space"});
 #else
     list.push_back({"cublaslt", false, "not built (CUDA toolkit not found or GEMMTUNE_WITH_CUDA=OFF)"});
     list.push_back({"wgmma", false, "not built (CUDA toolkit not found or GEMMTUNE_WITH_CUDA=OFF)"});
     list.push_back({"skinny", false, "not built (CUDA toolkit not found or GEMMTUNE_WITH_CUDA=OFF)"});
+    list.push_back({"cutlass", false, "not built (CUDA toolkit not found or GEMMTUNE_WITH_CUDA=OFF)"});
     list.push_back({"cuda", false, "not built (CUDA toolkit not found or GEMMTUNE_WITH_CUDA=OFF)"});
 #endif
   }

@@ -41,6 +41,26 @@ inline Problem test_problem(std::int64_t m, std::int64_t n, std::int64_t k, DTyp
   return *Problem::create(spec);
 }
 
+// A problem of one input dtype with the output dtype given; alpha 1, beta 0, packed.
+inline Problem make_problem(std::int64_t m, std::int64_t n, std::int64_t k, DType type, const char* layout, DType out) {
+  ProblemSpec spec = Problem::create(m, n, k, type, layout)->spec();
+  spec.c_type = out;
+  return *Problem::create(spec);
+}
+
+// An nt problem of `type` (s32 out for s8) with alpha -0.5 and beta 0.75 (1 and 1 for s8, which
+// allows no other), its leading dimensions padded past k, k and n by multiples of 16 bytes.
+inline Problem padded_with_alpha_beta(std::int64_t m, std::int64_t n, std::int64_t k, DType type) {
+  ProblemSpec spec = test_problem(m, n, k, type, "nt", type == DType::s8 ? DType::s32 : type, 1.0).spec();
+  spec.lda = k + 64;
+  spec.ldb = k + 128;
+  spec.ldc = n + 8;
+  spec.alpha = type == DType::s8 ? 1.0 : -0.5;
+  spec.beta = type == DType::s8 ? 1.0 : 0.75;
+  return *Problem::create(spec);
+}
+
+
 // Directories made by use_fresh_cubin_cache, removed when the test process exits.
 struct TempDirs {
   std::mutex mutex;

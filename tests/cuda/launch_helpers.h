@@ -38,10 +38,12 @@ struct DeviceBuffer {
 // its cubin cached. With `launches` > 1 each kernel runs again on C set back to its first
 // contents (NaN where beta is 0) and is checked each time: what a launch leaves behind (tile
 // counters) must not change the next one. Returns how many configs ran and matched every time.
+// The cubin cache is a fresh one unless `fresh_cache` is false (the cutlass family's objects take
+// nvcc tens of seconds each and do not depend on the problem's size: its tests share one cache).
 inline int run_and_verify(const Backend& backend, const Problem& p, std::size_t max_configs = 0,
                           std::vector<KernelConfig> configs = {}, CompileFunction compile = nullptr,
-                          int launches = 1) {
-  use_fresh_cubin_cache();
+                          int launches = 1, bool fresh_cache = true) {
+  if (fresh_cache) use_fresh_cubin_cache();
   if (configs.empty()) configs = backend.configs(p, SearchSpace::default_space);
   EXPECT_FALSE(configs.empty()) << p.describe();
   if (max_configs != 0 && configs.size() > max_configs) configs.resize(max_configs);

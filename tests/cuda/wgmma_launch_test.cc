@@ -162,22 +162,10 @@ TEST(WgmmaLaunch, SmallMRunsTheSwappedConfigsDownToOneRow) {
   EXPECT_GE(swapped, 4 * at_most(4));
 }
 
-// An nt problem of `type` (s32 out for s8) with alpha -0.5 and beta 0.75 (1 and 1 for s8, which
-// allows no other), its leading dimensions padded past k, k and n by multiples of 16 bytes.
-Problem padded_with_alpha_beta(std::int64_t m, std::int64_t n, std::int64_t k, DType type) {
-  ProblemSpec spec = testing::test_problem(m, n, k, type, "nt", type == DType::s8 ? DType::s32 : type, 1.0).spec();
-  spec.lda = k + 64;
-  spec.ldb = k + 128;
-  spec.ldc = n + 8;
-  spec.alpha = type == DType::s8 ? 1.0 : -0.5;
-  spec.beta = type == DType::s8 ? 1.0 : 0.75;
-  return *Problem::create(spec);
-}
-
 TEST(WgmmaLaunch, AlphaBetaAndPaddedLeadingDimensions) {
   SKIP_WITHOUT_HOPPER();
   int ran = 0;
-  for (DType type : {DType::bf16, DType::f16, DType::s8, DType::f32}) ran += verify(padded_with_alpha_beta(300, 264, 400, type), 3);
+  for (DType type : {DType::bf16, DType::f16, DType::s8, DType::f32}) ran += verify(testing::padded_with_alpha_beta(300, 264, 400, type), 3);
   EXPECT_EQ(ran, 4 * at_most(3));
 }
 
@@ -238,7 +226,7 @@ TEST(WgmmaLaunch, StreamKWithAlphaBetaS8Tf32AndPaddedLeadingDimensions) {
   // k = 2080: 33 k-blocks of bf16, the last one half full (17 of s8, 65 of TF32); 3 × 3 tiles of
   // 128×256 shared by all the SMs.
   for (DType type : {DType::bf16, DType::f16, DType::s8, DType::f32}) {
-    ran += verify_stream_k(padded_with_alpha_beta(300, 520, 2080, type), 3);
+    ran += verify_stream_k(testing::padded_with_alpha_beta(300, 520, 2080, type), 3);
   }
   EXPECT_EQ(ran, 4 * at_most(3));
 }

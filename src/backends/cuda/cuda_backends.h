@@ -5,6 +5,7 @@
 
 #include "../../core/backend.h"
 #include "../../core/harness.h"
+#include "cutlass_backend.h"  // make_cutlass_backend, cutlass_setup: "cutlass", when CUTLASS is located
 
 namespace gemmtune::cuda {
 

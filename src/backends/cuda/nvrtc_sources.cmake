@@ -22,6 +22,8 @@ gemmtune_embed_kernel(gemm_wgmma wgmma_stream_k.cuh)
 gemmtune_embed_kernel(gemm_skinny)
 gemmtune_embed_kernel(gemm_gemv)
 gemmtune_embed_kernel(verify)
+# Not NVRTC: nvcc builds gemm_cutlass.cuh into a shared object at tuning time (cutlass_compiler.cc).
+gemmtune_embed_kernel(gemm_cutlass cutlass_abi.h)
 
 set(GEMMTUNE_CUDA_NVRTC_SOURCES
   backends/cuda/cuda_module.cc
@@ -36,8 +38,12 @@ set(GEMMTUNE_CUDA_NVRTC_SOURCES
   backends/cuda/skinny_backend.cc
   backends/cuda/skinny_config_space.cc
   backends/cuda/skinny_gemv.cc
+  backends/cuda/cutlass_backend.cc
+  backends/cuda/cutlass_compiler.cc
+  backends/cuda/cutlass_config_space.cc
   ${CMAKE_CURRENT_BINARY_DIR}/generated/gemm_mma_source.cc
   ${CMAKE_CURRENT_BINARY_DIR}/generated/gemm_wgmma_source.cc
   ${CMAKE_CURRENT_BINARY_DIR}/generated/gemm_skinny_source.cc
   ${CMAKE_CURRENT_BINARY_DIR}/generated/gemm_gemv_source.cc
-  ${CMAKE_CURRENT_BINARY_DIR}/generated/verify_source.cc)
+  ${CMAKE_CURRENT_BINARY_DIR}/generated/verify_source.cc
+  ${CMAKE_CURRENT_BINARY_DIR}/generated/gemm_cutlass_source.cc)
