@@ -40,7 +40,7 @@ TEST(CutlassConfigSpace, EveryDefaultRowIsAWellFormedInstanceForEveryDtypeAndLay
     EXPECT_EQ(cutlass_configs(p, SearchSpace::default_space, h100()).size(), cutlass_default_list().size());
   }
   EXPECT_EQ(checked, 4 * int(cutlass_default_list().size()));
-  EXPECT_EQ(cutlass_default_list().size(), 9u);
+  EXPECT_EQ(cutlass_default_list().size(), 18u);  // 9 objects, each with swizzle 1 and 8
 }
 
 TEST(CutlassConfigSpace, ProblemsTheFamilyCannotRunSayWhy) {
@@ -78,6 +78,8 @@ TEST(CutlassConfigSpace, MalformedConfigsSayWhy) {
   EXPECT_TRUE(mentions(with([](KernelConfig& x) { x.cluster_m = 2, x.cluster_n = 2; }), "2 CTAs at most"));
   EXPECT_TRUE(mentions(with([](KernelConfig& x) { x.stages = 4; }), "only"));
   EXPECT_TRUE(mentions(with([](KernelConfig& x) { x.split_k = 2; }), "only"));
+  EXPECT_TRUE(mentions(with([](KernelConfig& x) { x.group_m = 3; }), "1, 2, 4 or 8"));
+  EXPECT_TRUE(with([](KernelConfig& x) { x.group_m = 8; }).is_ok());
   // bf16 takes n in steps of 8.
   const Problem bf16 = make(1024, 1024, 1024, DType::bf16, "nt", DType::bf16);
   KernelConfig narrow = cutlass_list_config({128, 120, false, 1, 1, false}, DType::bf16);
@@ -141,6 +143,12 @@ TEST(CutlassConfigSpace, AnInstanceIsItsDtypesLayoutsAndConfigAndNotTheProblemSi
                                              "GT_CUTLASS_PINGPONG=0", "GT_CUTLASS_STREAM_K=1"};
   EXPECT_EQ(defines, expected);
   EXPECT_EQ(cutlass_instance_defines(make(4096, 8192, 64, DType::f16, "tn", DType::f32), c), defines);
+  // The swizzle is an argument of the call: the same object.
+  KernelConfig swizzled = c;
+  swizzled.group_m = 8;
+  EXPECT_EQ(cutlass_instance_defines(make(1000, 1000, 1000, DType::f16, "tn", DType::f32), swizzled), defines);
+  EXPECT_EQ(cutlass_swizzle(swizzled), 8);
+  EXPECT_EQ(cutlass_swizzle(c), 1);
   const auto s8 = cutlass_instance_defines(make(64, 64, 64, DType::s8, "nt", DType::s32),
                                            cutlass_list_config({64, 128, true, 1, 1, false}, DType::s8));
   EXPECT_EQ(s8.front(), "GT_CUTLASS_IN=3");

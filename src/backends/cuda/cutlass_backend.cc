@@ -64,7 +64,7 @@ class SharedObject {
   void* handle_ = nullptr;
 };
 
-GtCutlassProblem abi_problem(const Problem& p, const CudaInfo& device) {
+GtCutlassProblem abi_problem(const Problem& p, const KernelConfig& c, const CudaInfo& device) {
   GtCutlassProblem q{};
   q.m = p.m();
   q.n = p.n();
@@ -76,6 +76,7 @@ GtCutlassProblem abi_problem(const Problem& p, const CudaInfo& device) {
   q.beta = p.beta();
   q.device = device.index;
   q.sm_count = device.sm_count;
+  q.swizzle = cutlass_swizzle(c);
   return q;
 }
 
@@ -97,7 +98,7 @@ class CutlassKernel final : public JitKernel {
     GEMMTUNE_ASSIGN_OR_RETURN(auto workspace, object_.symbol<GtCutlassWorkspaceFn>("gemmtune_cutlass_workspace_bytes"));
     GEMMTUNE_ASSIGN_OR_RETURN(run_, object_.symbol<GtCutlassRunFn>("gemmtune_cutlass_run"));
     GEMMTUNE_ASSIGN_OR_RETURN(destroy_, object_.symbol<GtCutlassDestroyFn>("gemmtune_cutlass_destroy"));
-    const GtCutlassProblem problem = abi_problem(problem_, device);
+    const GtCutlassProblem problem = abi_problem(problem_, config_, device);
     char why[kWhyBytes] = {0};
     if (create(&problem, &instance_, why, kWhyBytes) != 0) {
       instance_ = nullptr;

@@ -45,11 +45,21 @@ const std::vector<CutlassListEntry>& cutlass_default_list() {
   // {block_m, block_n, pingpong, cluster_m, cluster_n, stream_k}. Cooperative 128×256 and
   // 256×128 tiles (with 2-CTA clusters) for large shapes, 128×128 in a cluster and with the
   // stream-K scheduler for mid ones, ping-pong 64- and 128-row tiles where tiles are few.
-  static const std::vector<CutlassListEntry> list = {
-      {128, 256, false, 1, 1, false}, {128, 256, false, 2, 1, false}, {256, 128, false, 1, 2, false},
-      {128, 128, false, 2, 1, false}, {128, 128, false, 1, 1, true},  {128, 256, false, 1, 1, true},
-      {128, 128, true, 1, 1, false},  {64, 256, true, 1, 1, false},   {64, 128, true, 1, 1, false},
-  };
+  // Each row also with a swizzle of 8, which costs no build: the same object runs it.
+  static const std::vector<CutlassListEntry> list = [] {
+    std::vector<CutlassListEntry> rows = {
+        {128, 256, false, 1, 1, false}, {128, 256, false, 2, 1, false}, {256, 128, false, 1, 2, false},
+        {128, 128, false, 2, 1, false}, {128, 128, false, 1, 1, true},  {128, 256, false, 1, 1, true},
+        {128, 128, true, 1, 1, false},  {64, 256, true, 1, 1, false},   {64, 128, true, 1, 1, false},
+    };
+    const std::size_t base = rows.size();
+    for (std::size_t i = 0; i < base; ++i) {
+      CutlassListEntry swizzled = rows[i];
+      swizzled.swizzle = 8;
+      rows.push_back(swizzled);
+    }
+    return rows;
+  }();
   return list;
 }
 
@@ -59,7 +69,8 @@ std::vector<CutlassListEntry> cutlass_exhaustive_entries() {
     for (int bm : {64, 128, 256})
       for (int bn : {64, 128, 192, 256})
         for (auto [cm, cn] : {std::pair{1, 1}, std::pair{2, 1}, std::pair{1, 2}})
-          for (bool stream_k : {false, true}) entries.push_back({bm, bn, pingpong, cm, cn, stream_k});
+          for (bool stream_k : {false, true})
+            for (int swizzle : {1, 8}) entries.push_back({bm, bn, pingpong, cm, cn, stream_k, swizzle});
   return entries;
 }
 
@@ -72,8 +83,11 @@ KernelConfig cutlass_list_config(const CutlassListEntry& e, DType input) {
   c.cluster_m = e.cluster_m;
   c.cluster_n = e.cluster_n;
   c.stream_k = e.stream_k ? 1 : 0;
+  c.group_m = e.swizzle > 1 ? e.swizzle : 0;
   return c;
 }
+
+int cutlass_swizzle(const KernelConfig& c) { return std::max(c.group_m, 1); }
 
 Status check_cutlass_problem(const Problem& p) {
   const DType in = p.a_type(), out = p.c_type();
@@ -108,8 +122,12 @@ Status check_cutlass_problem(const Problem& p) {
 
 Status check_cutlass_config(const KernelConfig& c, const Problem& p) {
   if (c.algo != 0 || c.micro_m != 0 || c.micro_n != 0 || c.threads != 0 || c.isa != 0 || c.warps != 0 ||
-      c.stages != 0 || c.split_k > 1 || c.swap_ab != 0 || c.group_m != 0 || c.k_warps > 1) {
-    return invalid_argument("cutlass configs have block_m, block_n, block_k, cluster_m, cluster_n, pp and streamk only");
+      c.stages != 0 || c.split_k > 1 || c.swap_ab != 0 || c.k_warps > 1) {
+    return invalid_argument(
+        "cutlass configs have block_m, block_n, block_k, cluster_m, cluster_n, pp, streamk and gm (swizzle) only");
+  }
+  if (c.group_m != 0 && c.group_m != 1 && c.group_m != 2 && c.group_m != 4 && c.group_m != 8) {
+    return unsupported("gm (the scheduler's swizzle) must be 1, 2, 4 or 8");
   }
   if (c.block_k != cutlass_block_k(p.a_type())) {
     return unsupported("block_k must be " + text(cutlass_block_k(p.a_type())) + " for " +

@@ -3,6 +3,8 @@
 // tile (block_m, block_n; block_k is one 128-byte swizzle row of k), the cluster (cluster_m,
 // cluster_n), the mainloop (pingpong 1: ping-pong; 0: cooperative) and the tile scheduler
 // (stream_k 1: CUTLASS's stream-K scheduler; 0: persistent). CUTLASS picks the stages that fit.
+// group_m is the scheduler's swizzle (1, 2, 4, 8: that many tile rows or columns run together and
+// share operand tiles in L2); it is an argument of the call, so its values share one object.
 //
 // An instance does not depend on the problem's size, only on its dtypes and layouts: the few
 // objects of the default list serve every shape once built, which is what makes nvcc's tens of
@@ -26,6 +28,7 @@ struct CutlassListEntry {
   bool pingpong;
   int cluster_m, cluster_n;
   bool stream_k;
+  int swizzle = 1;
 };
 
 // "default": a few tiles that cover large and mid shapes (bench/results/), the same rows for
@@ -35,8 +38,11 @@ const std::vector<CutlassListEntry>& cutlass_default_list();
 std::vector<CutlassListEntry> cutlass_exhaustive_entries();
 KernelConfig cutlass_list_config(const CutlassListEntry& entry, DType input);
 
-inline constexpr std::size_t kCutlassDefaultCap = 12;
-inline constexpr std::size_t kCutlassExhaustiveCap = 256;
+inline constexpr std::size_t kCutlassDefaultCap = 24;
+inline constexpr std::size_t kCutlassExhaustiveCap = 512;
+
+// The tile scheduler's swizzle of a config (group_m; 0 means 1).
+int cutlass_swizzle(const KernelConfig& config);
 
 // k elements of one stage: 64 for f16 and bf16, 128 for s8.
 int cutlass_block_k(DType input);

@@ -8,7 +8,7 @@
 
 // Bumped whenever the struct or the functions change, so that an object built for another
 // layout is refused rather than called.
-#define GT_CUTLASS_ABI 1
+#define GT_CUTLASS_ABI 2
 
 struct GtCutlassProblem {
   long long m, n, k;
@@ -16,6 +16,9 @@ struct GtCutlassProblem {
   double alpha, beta;
   int device;    // CUDA device index
   int sm_count;  // SMs the persistent grid may use
+  // The tile scheduler's order, chosen per call rather than per object: tiles of `swizzle`
+  // (1, 2, 4, 8) rows or columns run together so that they share operand tiles in L2.
+  int swizzle;
 };
 
 // What each object exports (extern "C"); every function returning int returns 0 on success and

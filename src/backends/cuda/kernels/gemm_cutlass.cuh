@@ -172,6 +172,7 @@ typename Gemm::Arguments arguments_of(const GtCutlassProblem& p) {
   // The persistent grid's size: the SMs, and how many clusters of this kernel fit at once (asked
   // of the driver here once, rather than on every initialization).
   args.hw_info = cutlass::KernelHardwareInfo::make_kernel_hardware_info<GemmKernel>(p.device, p.sm_count);
+  args.scheduler.max_swizzle_size = p.swizzle;
   return args;
 }
 
