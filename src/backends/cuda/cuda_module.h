@@ -78,9 +78,9 @@ class JitKernel : public Kernel {
 // The prepare of a JIT family's kernel: its cubin (cache or NVRTC, through `compile`), a first
 // run in the worker process unless the worker passed this cubin on this problem before (a
 // crash or hang there cannot poison this process's context), then `load` into a kernel object
-// made by `make`. A cached cubin
-// that passed its checksum yet the driver rejects (written by another driver's NVRTC under the
-// same key, say) is dropped and compiled afresh.
+// made by `make`. A cached cubin that passed its checksum yet fails to load for another reason
+// than `unsupported` (written by another driver's NVRTC under the same key, say) is dropped and
+// compiled afresh.
 template <class K>
 Result<std::unique_ptr<Kernel>> prepare_jit_kernel(const CudaInfo& device, const Problem& problem,
                                                    const KernelConfig& config, const std::string& backend,
@@ -100,7 +100,9 @@ Result<std::unique_ptr<Kernel>> prepare_jit_kernel(const CudaInfo& device, const
   }
   std::unique_ptr<K> kernel = make();
   Status loaded = kernel->load(device, artifact.cubin);
-  if (!loaded.is_ok() && artifact.from_cache) {
+  // An `unsupported` load refuses the problem (no cluster of the kernel fits, CUTLASS's own
+  // check of the instance), not the bytes: building them again would be refused again.
+  if (!loaded.is_ok() && artifact.from_cache && loaded.code() != ErrorCode::unsupported) {
     forget_cubin(artifact.key);
     start = Clock::now();
     GEMMTUNE_ASSIGN_OR_RETURN(artifact, compile(true));

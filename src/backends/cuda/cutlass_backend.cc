@@ -49,14 +49,17 @@ class SharedObject {
     const std::string path = "/proc/self/fd/" + std::to_string(fd);
     handle_ = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
     close(fd);
-    if (handle_ == nullptr) return unsupported(std::string("dlopen of the cutlass object failed: ") + dlerror());
+    // The bytes, not the problem: a rebuild may serve (prepare_jit_kernel drops the entry).
+    if (handle_ == nullptr) {
+      return Status(ErrorCode::unavailable, std::string("dlopen of the cutlass object failed: ") + dlerror());
+    }
     return Status::ok();
   }
 
   template <class F>
   Result<F> symbol(const char* name) const {
     void* address = dlsym(handle_, name);
-    if (address == nullptr) return unsupported(std::string("the cutlass object lacks ") + name);
+    if (address == nullptr) return Status(ErrorCode::unavailable, std::string("the cutlass object lacks ") + name);
     return reinterpret_cast<F>(address);
   }
 
@@ -91,8 +94,8 @@ class CutlassKernel final : public JitKernel {
     GEMMTUNE_RETURN_IF_ERROR(object_.open(object));
     GEMMTUNE_ASSIGN_OR_RETURN(auto abi, object_.symbol<GtCutlassAbiFn>("gemmtune_cutlass_abi"));
     if (abi() != GT_CUTLASS_ABI) {
-      return unsupported("the cutlass object speaks ABI " + std::to_string(abi()) + ", this library " +
-                         std::to_string(GT_CUTLASS_ABI));
+      return Status(ErrorCode::unavailable, "the cutlass object speaks ABI " + std::to_string(abi()) +
+                                                ", this library " + std::to_string(GT_CUTLASS_ABI));
     }
     GEMMTUNE_ASSIGN_OR_RETURN(auto create, object_.symbol<GtCutlassCreateFn>("gemmtune_cutlass_create"));
     GEMMTUNE_ASSIGN_OR_RETURN(auto workspace, object_.symbol<GtCutlassWorkspaceFn>("gemmtune_cutlass_workspace_bytes"));

@@ -6,7 +6,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -18,7 +17,7 @@
 #include <regex>
 #include <sstream>
 
-#include "cubin_cache.h"
+#include "cubin_cache.h"  // sha256, to_hex
 
 extern char** environ;
 
@@ -168,42 +167,31 @@ Result<CubinArtifact> obtain_cutlass_object(const CutlassSetup& setup, const std
     if (option.rfind("-I", 0) != 0) material += '\0' + option;
   }
   material += std::string("\0nvcc ", 6) + nvcc_build + std::string("\0cutlass ", 9) + version_header;
-  CubinArtifact artifact;
-  artifact.key = to_hex(sha256(material));
-  const std::string dir = default_cubin_cache_dir();
-  if (!dir.empty() && !recompile) {
-    std::string corrupt;
-    if (auto cached = CubinCache(dir).load(artifact.key, &corrupt)) {
-      artifact.cubin = std::move(*cached);
-      artifact.from_cache = true;
-      return artifact;
+  return obtain_cached(to_hex(sha256(material)), [&]() -> Result<std::string> {
+    ScratchDir scratch;
+    if (scratch.path.empty()) return Status(ErrorCode::io_error, "cannot make a scratch folder for nvcc");
+    const fs::path cu = scratch.path / "gemm_cutlass.cu", object = scratch.path / "gemm_cutlass.so";
+    {
+      std::ofstream out(cu, std::ios::binary);
+      out << source;
+      if (!out) return Status(ErrorCode::io_error, "cannot write " + cu.string());
     }
-    if (!corrupt.empty()) std::fprintf(stderr, "gemmtune: cubin cache: removed a damaged entry (%s)\n", corrupt.c_str());
-  }
-  ScratchDir scratch;
-  if (scratch.path.empty()) return Status(ErrorCode::io_error, "cannot make a scratch folder for nvcc");
-  const fs::path cu = scratch.path / "gemm_cutlass.cu", object = scratch.path / "gemm_cutlass.so";
-  {
-    std::ofstream out(cu, std::ios::binary);
-    out << source;
-    if (!out) return Status(ErrorCode::io_error, "cannot write " + cu.string());
-  }
-  std::vector<std::string> command = {setup.nvcc};
-  command.insert(command.end(), options.begin(), options.end());
-  command.insert(command.end(), {cu.string(), "-o", object.string()});
-  GEMMTUNE_ASSIGN_OR_RETURN(CommandResult ran, run_command(command, scratch.path / "nvcc.log"));
-  std::string log = ran.output.size() > kLogChars ? ran.output.substr(0, kLogChars) + "\n[log truncated]" : ran.output;
-  if (ran.exit_code != 0) return Status(ErrorCode::unsupported, "nvcc failed (exit " + std::to_string(ran.exit_code) + "):\n" + log);
-  if (ran.output.find("C7510") != std::string::npos) {
-    return Status(ErrorCode::unsupported, "ptxas serialized the kernel's wgmma instructions (C7510):\n" + log);
-  }
-  artifact.cubin = read_file(object);
-  if (artifact.cubin.empty()) return Status(ErrorCode::io_error, "nvcc wrote no " + object.string());
-  if (!dir.empty()) {
-    const Status stored = CubinCache(dir).store(artifact.key, artifact.cubin);
-    if (!stored.is_ok()) std::fprintf(stderr, "gemmtune: %s\n", stored.message().c_str());
-  }
-  return artifact;
+    std::vector<std::string> command = {setup.nvcc};
+    command.insert(command.end(), options.begin(), options.end());
+    command.insert(command.end(), {cu.string(), "-o", object.string()});
+    GEMMTUNE_ASSIGN_OR_RETURN(CommandResult ran, run_command(command, scratch.path / "nvcc.log"));
+    const std::string log =
+        ran.output.size() > kLogChars ? ran.output.substr(0, kLogChars) + "\n[log truncated]" : ran.output;
+    if (ran.exit_code != 0) {
+      return Status(ErrorCode::unsupported, "nvcc failed (exit " + std::to_string(ran.exit_code) + "):\n" + log);
+    }
+    if (ran.output.find("C7510") != std::string::npos) {
+      return Status(ErrorCode::unsupported, "ptxas serialized the kernel's wgmma instructions (C7510):\n" + log);
+    }
+    std::string bytes = read_file(object);
+    if (bytes.empty()) return Status(ErrorCode::io_error, "nvcc wrote no " + object.string());
+    return bytes;
+  }, recompile);
 }
 
 }  // namespace gemmtune::cuda

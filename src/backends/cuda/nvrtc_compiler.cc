@@ -80,9 +80,10 @@ std::string cubin_key(std::string_view source, const std::vector<std::string>& o
   return to_hex(sha256(material));
 }
 
-Result<CubinArtifact> obtain_cubin(std::string_view source, const std::vector<std::string>& options, bool recompile) {
+Result<CubinArtifact> obtain_cached(const std::string& key, const std::function<Result<std::string>()>& build,
+                                    bool recompile) {
   CubinArtifact artifact;
-  artifact.key = cubin_key(source, options);
+  artifact.key = key;
   const std::string dir = default_cubin_cache_dir();
   if (!dir.empty() && !recompile) {
     std::string corrupt;
@@ -97,12 +98,16 @@ Result<CubinArtifact> obtain_cubin(std::string_view source, const std::vector<st
       std::fprintf(stderr, "gemmtune: cubin cache: removed a damaged entry (%s); recompiling\n", corrupt.c_str());
     }
   }
-  GEMMTUNE_ASSIGN_OR_RETURN(artifact.cubin, compile_cubin(source, options));
+  GEMMTUNE_ASSIGN_OR_RETURN(artifact.cubin, build());
   if (!dir.empty()) {
     Status stored = CubinCache(dir).store(artifact.key, artifact.cubin);
     if (!stored.is_ok()) std::fprintf(stderr, "gemmtune: %s\n", stored.message().c_str());
   }
   return artifact;
+}
+
+Result<CubinArtifact> obtain_cubin(std::string_view source, const std::vector<std::string>& options, bool recompile) {
+  return obtain_cached(cubin_key(source, options), [&] { return compile_cubin(source, options); }, recompile);
 }
 
 void forget_cubin(const std::string& key) {

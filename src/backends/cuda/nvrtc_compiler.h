@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,6 +33,12 @@ struct CubinArtifact {
 
 // The cache key of a compilation.
 std::string cubin_key(std::string_view source, const std::vector<std::string>& options);
+
+// The bytes stored under `key` in the cubin cache or, on a miss (or with `recompile`), from
+// `build`, stored for next time: the cache path every JIT family shares (NVRTC cubins, the
+// cutlass family's shared objects). A cache that cannot be written only costs a rebuild.
+Result<CubinArtifact> obtain_cached(const std::string& key, const std::function<Result<std::string>()>& build,
+                                    bool recompile = false);
 
 // The cubin from the cache or, on a miss (or with `recompile`), from NVRTC, stored for next time.
 // A cache that cannot be written only costs the next process a compile.
