@@ -26,6 +26,14 @@ namespace gemmtune::cuda::testing {
     }                                                               \
   } while (0)
 
+// The Hopper families' tests: a compute capability 9 device.
+#define SKIP_WITHOUT_HOPPER()                                                         \
+  SKIP_WITHOUT_GPU();                                                                 \
+  do {                                                                                \
+    auto device_ = find_device("cuda:0");                                             \
+    if (!device_.is_ok() || device_->cuda.cc_major != 9) GTEST_SKIP() << "not Hopper"; \
+  } while (0)
+
 struct DeviceBuffer {
   void* ptr = nullptr;
   explicit DeviceBuffer(std::size_t bytes) { cudaMalloc(&ptr, bytes == 0 ? 1 : bytes); }

@@ -190,7 +190,7 @@ Outcome run_and_check(const GemvRun& r, const Faults& faults = {}) {
   const std::size_t shared = SH ? std::size_t(M * ((steps + r.split - 1) / r.split) * 512) : 0;
   launch([&] {
     gv_gemv<IN, OUT, M, R, U, S, SH>(a.data(), b.data(), c.data(), workspace.data(), counters.data(), r.m, r.n, r.k,
-                                    r.ld, r.ld, ldc, r.alpha, r.beta);
+                                    r.ld, r.ld, ldc, r.alpha, r.beta, /*b_early=*/1);
   }, unsigned(r.grid_x), unsigned(r.split), unsigned(r.warps * 32), shared);
   if (faults.corrupt_c_at >= 0) c[std::size_t(faults.corrupt_c_at)] = output_bits<OUT, O>(12345);
 

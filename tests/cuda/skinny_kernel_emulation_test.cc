@@ -183,7 +183,7 @@ struct Macros {
 // Launches one emulated instantiation the way SkinnyKernel::run does, then checks C.
 template <class In, class Out, class Acc>
 void run_and_check(void (*gemm)(const In*, const In*, Out*, Acc*, int*, long long, long long, long long, long long,
-                                long long, long long, float, float),
+                                long long, long long, float, float, int),
                    const Problem& p, const KernelConfig& c, Macros macros) {
   ASSERT_TRUE(check_skinny_config_shape(c, p).is_ok()) << check_skinny_config_shape(c, p).message();
   const SkinnyInstance w = skinny_instance(p, c);
@@ -205,7 +205,7 @@ void run_and_check(void (*gemm)(const In*, const In*, Out*, Acc*, int*, long lon
                         std::size_t(w.shared_bytes()), static_cast<const In*>(buffers.a()),
                         static_cast<const In*>(buffers.b()), static_cast<Out*>(buffers.c()), workspace, counters,
                         (long long)p.m(), (long long)p.n(), (long long)p.k(), (long long)p.lda(), (long long)p.ldb(),
-                        (long long)p.ldc(), float(p.alpha()), float(p.beta()));
+                        (long long)p.ldc(), float(p.alpha()), float(p.beta()), /*b_early=*/1);
     const VerifyOutcome outcome = check_output(p, buffers, reference);
     EXPECT_TRUE(outcome.ok) << p.describe() << " " << c.to_string() << " launch " << launch << ": " << outcome.reason;
     EXPECT_EQ(buffers.check_guards(), "");

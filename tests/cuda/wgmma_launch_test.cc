@@ -20,13 +20,6 @@
 namespace gemmtune::cuda {
 namespace {
 
-#define SKIP_WITHOUT_HOPPER()                                                         \
-  SKIP_WITHOUT_GPU();                                                                 \
-  do {                                                                                \
-    auto device_ = find_device("cuda:0");                                             \
-    if (!device_.is_ok() || device_->cuda.cc_major != 9) GTEST_SKIP() << "not Hopper"; \
-  } while (0)
-
 std::size_t config_limit(std::size_t otherwise) {
   const char* text = std::getenv("GEMMTUNE_WGMMA_TEST_CONFIGS");
   return text != nullptr ? std::size_t(std::atoi(text)) : otherwise;

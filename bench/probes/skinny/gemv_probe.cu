@@ -61,7 +61,8 @@ __global__ void __launch_bounds__(256, 1)
     gemv_kernel(const typename GvIn<IN>::elem_t* a, const typename GvIn<IN>::elem_t* b, typename GvOut<OUT>::type* c,
                 typename GvIn<IN>::acc_t* workspace, int* counters, long long m, long long n, long long k,
                 long long lda, long long ldb, long long ldc, float alpha, float beta) {
-  gv_gemv<IN, OUT, M, R, U, STAGES, A_SHARED>(a, b, c, workspace, counters, m, n, k, lda, ldb, ldc, alpha, beta);
+  gv_gemv<IN, OUT, M, R, U, STAGES, A_SHARED>(a, b, c, workspace, counters, m, n, k, lda, ldb, ldc, alpha, beta,
+                                              /*b_early=*/1);
 }
 
 // ---- Element types on the host: codes as the kernel's IN and OUT, stored bits, values. ----

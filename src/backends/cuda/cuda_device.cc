@@ -1,6 +1,7 @@
 // CUDA device detection: properties from the runtime, versions of driver, runtime and NVRTC.
 #include "cuda_backends.h"
 #include "cuda_check.h"
+#include "launch_overlap.h"
 
 namespace gemmtune::cuda {
 
@@ -14,6 +15,7 @@ Result<DeviceInfo> detect_device(int index, const CpuInfo& host) {
     return Status(ErrorCode::not_found, "device 'cuda:" + std::to_string(index) + "': only " +
                                             std::to_string(count) + " CUDA device(s)");
   }
+  GEMMTUNE_RETURN_IF_ERROR(check_launch_overlap_env());
   cudaDeviceProp prop{};
   GEMMTUNE_RETURN_IF_ERROR(check(cudaGetDeviceProperties(&prop, index), "cudaGetDeviceProperties"));
   DeviceInfo device;

@@ -9,6 +9,7 @@
 #include "cuda_backends.h"
 #include "cuda_check.h"
 #include "cuda_module.h"
+#include "launch_overlap.h"
 #include "skinny_config_space.h"
 #include "skinny_gemv.h"
 #include "worker_client.h"
@@ -31,14 +32,15 @@ struct LaunchShape {
   int threads = 0;
   std::int64_t shared_bytes = 0;
   std::int64_t counters_offset = 0;  // into the scratch, which holds the split-k partial sums first
-  bool pdl = false;
+  bool pdl = false;      // launched overlapped (programmatic stream serialization)
+  bool b_early = false;  // with pdl: B's first batch loads before the wait (GEMMTUNE_PDL=weights)
   const char* what = "";
 };
 
 // Enqueues the kernel on args.stream for `p`. With a scratch (split k) the runs take turns, as
 // they share the partial sums and the counters. With `pdl` (programmatic stream serialization)
 // the kernel may start while the previous one in the stream finishes; it waits for it
-// (griddepcontrol.wait) before it reads A or writes C.
+// (griddepcontrol.wait) before it touches memory, or with `b_early` before it reads A or writes C.
 Status enqueue_gemm(const Problem& p, const GemmArgs& args, const CudaModule& module, SerializedScratch& scratch,
                     const LaunchShape& shape) {
   GEMMTUNE_RETURN_IF_ERROR(module.make_current());
@@ -49,7 +51,8 @@ Status enqueue_gemm(const Problem& p, const GemmArgs& args, const CudaModule& mo
   void* counters = workspace != nullptr ? static_cast<char*>(workspace) + shape.counters_offset : nullptr;
   long long m = p.m(), n = p.n(), k = p.k(), lda = p.lda(), ldb = p.ldb(), ldc = p.ldc();
   float alpha = float(p.alpha()), beta = float(p.beta());
-  void* params[] = {&a, &b, &c, &workspace, &counters, &m, &n, &k, &lda, &ldb, &ldc, &alpha, &beta};
+  int b_early = shape.pdl && shape.b_early ? 1 : 0;
+  void* params[] = {&a, &b, &c, &workspace, &counters, &m, &n, &k, &lda, &ldb, &ldc, &alpha, &beta, &b_early};
   std::unique_lock<std::mutex> turn;
   if (workspace != nullptr) {
     GEMMTUNE_ASSIGN_OR_RETURN(turn, scratch.begin(args.stream));
@@ -80,7 +83,7 @@ class SkinnyKernel final : public JitKernel {
     GEMMTUNE_RETURN_IF_ERROR(module_.load(device.index, cubin));
     GEMMTUNE_ASSIGN_OR_RETURN(function_, module_.function("gemmtune_gemm_skinny", instance_.shared_bytes()));
     blocks_ = unsigned(std::max<std::int64_t>(1, (problem_.n() + instance_.block_n() - 1) / instance_.block_n()));
-    pdl_ = skinny_uses_pdl(device.arch());
+    pdl_ = skinny_uses_pdl(device.arch()) && launch_overlap() != LaunchOverlap::off;
     // The counters start at zero, and the last slice of each block sets its own back.
     return scratch_.allocate(std::size_t(instance_.workspace_bytes(problem_.n())));
   }
@@ -97,7 +100,8 @@ class SkinnyKernel final : public JitKernel {
     }
     return enqueue_gemm(p, args, module_, scratch_,
                         {function_, {blocks_, unsigned(instance_.split_k)}, instance_.threads(), instance_.shared_bytes(),
-                         instance_.counters_offset(p.n()), pdl_, "cuLaunchKernelEx(gemmtune_gemm_skinny)"});
+                         instance_.counters_offset(p.n()), pdl_, launch_overlap() == LaunchOverlap::weights,
+                         "cuLaunchKernelEx(gemmtune_gemm_skinny)"});
   }
 
   std::size_t workspace_bytes() const override { return scratch_.bytes(); }
@@ -134,7 +138,7 @@ class GemvKernel final : public JitKernel {
                                           "cuOccupancyMaxActiveBlocksPerMultiprocessor(gemmtune_gemm_gemv)"));
     if (ctas_per_sm == 0) return unsupported("no CTA of this gemv config fits an SM");
     grid_ = {unsigned(instance_.grid_x(problem_.n(), device.sm_count, ctas_per_sm)), unsigned(instance_.split_k)};
-    pdl_ = skinny_uses_pdl(device.arch());
+    pdl_ = skinny_uses_pdl(device.arch()) && launch_overlap() != LaunchOverlap::off;
     // The counters start at zero, and the warp that finishes a group last sets its own back.
     return scratch_.allocate(std::size_t(instance_.workspace_bytes(problem_.n())));
   }
@@ -150,7 +154,7 @@ class GemvKernel final : public JitKernel {
     }
     return enqueue_gemm(p, args, module_, scratch_,
                         {function_, grid_, instance_.threads(), shared_bytes_, instance_.counters_offset(p.n()), pdl_,
-                         "cuLaunchKernelEx(gemmtune_gemm_gemv)"});
+                         launch_overlap() == LaunchOverlap::weights, "cuLaunchKernelEx(gemmtune_gemm_gemv)"});
   }
 
   std::size_t workspace_bytes() const override { return scratch_.bytes(); }

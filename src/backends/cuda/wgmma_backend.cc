@@ -9,6 +9,7 @@
 #include "cuda_backends.h"
 #include "cuda_check.h"
 #include "cuda_module.h"
+#include "launch_overlap.h"
 #include "wgmma_config_space.h"
 #include "worker_client.h"
 
@@ -90,10 +91,23 @@ class WgmmaKernel final : public JitKernel {
     if (workspace != nullptr) {
       GEMMTUNE_ASSIGN_OR_RETURN(turn, scratch_.begin(args.stream));
     }
-    GEMMTUNE_RETURN_IF_ERROR(check_driver(driver().launch_kernel(function_, grid_, 1, 1, unsigned(w.threads()), 1, 1,
-                                                                 unsigned(w.shared_bytes()),
-                                                                 static_cast<CUstream>(args.stream), params, nullptr),
-                                          "cuLaunchKernel(gemmtune_gemm_wgmma)"));
+    // Overlapped with the previous kernel in the stream unless GEMMTUNE_PDL=off: the kernel
+    // waits for it (griddepcontrol.wait) before it touches memory.
+    CUlaunchAttribute overlap{};
+    overlap.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    overlap.value.programmaticStreamSerializationAllowed = 1;
+    CUlaunchConfig launch{};
+    launch.gridDimX = grid_;
+    launch.gridDimY = launch.gridDimZ = 1;
+    launch.blockDimX = unsigned(w.threads());
+    launch.blockDimY = launch.blockDimZ = 1;
+    launch.sharedMemBytes = unsigned(w.shared_bytes());
+    launch.hStream = static_cast<CUstream>(args.stream);
+    const bool overlapped = launch_overlap() != LaunchOverlap::off;
+    launch.attrs = overlapped ? &overlap : nullptr;
+    launch.numAttrs = overlapped ? 1 : 0;
+    GEMMTUNE_RETURN_IF_ERROR(check_driver(driver().launch_kernel_ex(&launch, function_, params, nullptr),
+                                          "cuLaunchKernelEx(gemmtune_gemm_wgmma)"));
     return workspace != nullptr ? scratch_.finish(args.stream) : Status::ok();
   }
 

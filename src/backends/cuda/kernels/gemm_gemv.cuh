@@ -510,7 +510,7 @@ template <int IN, int OUT, int M, int R, int U, int STAGES, bool A_SHARED>
 __device__ __forceinline__ void gv_gemv(const typename GvIn<IN>::elem_t* a, const typename GvIn<IN>::elem_t* b,
                                         typename GvOut<OUT>::type* c, typename GvIn<IN>::acc_t* workspace,
                                         int* counters, long long m, long long n, long long k, long long lda,
-                                        long long ldb, long long ldc, float alpha, float beta) {
+                                        long long ldb, long long ldc, float alpha, float beta, int b_early) {
   static_assert(STAGES == 1 || STAGES == 2, "one or two batches in flight");
   typedef typename GvIn<IN>::acc_t acc_t;
   constexpr int kEps = 32 * GvIn<IN>::kPerVector;
@@ -529,6 +529,9 @@ __device__ __forceinline__ void gv_gemv(const typename GvIn<IN>::elem_t* a, cons
   const long long group_stride = (long long)gridDim.x * warps;
 
   gv_launch_dependents();
+  // B's first batch may load while the previous kernel drains only where the caller said no
+  // kernel just before writes B (GEMMTUNE_PDL=weights); a second wait returns at once.
+  if (!b_early) gv_wait_for_previous_grid();
   GvBatch<R, U> current;
   if (first_group < out.groups && slice.begin < slice.end) {
     gv_load_batch<IN>(current, gv_group_rows<IN, R>(b, ldb, n, first_group, lane), slice.begin, slice, k, lane);
@@ -580,8 +583,8 @@ __device__ __forceinline__ void gv_gemv(const typename GvIn<IN>::elem_t* a, cons
 extern "C" __global__ void __launch_bounds__(GV_THREADS, 1)
     gemmtune_gemm_gemv(const GvIn<GV_IN>::elem_t* a, const GvIn<GV_IN>::elem_t* b, GvOut<GV_OUT>::type* c,
                        GvIn<GV_IN>::acc_t* workspace, int* counters, long long m, long long n, long long k,
-                       long long lda, long long ldb, long long ldc, float alpha, float beta) {
+                       long long lda, long long ldb, long long ldc, float alpha, float beta, int b_early) {
   gv_gemv<GV_IN, GV_OUT, GV_M, GV_R, GV_U, GV_STAGES, GV_A_SHARED != 0>(a, b, c, workspace, counters, m, n, k, lda,
-                                                                         ldb, ldc, alpha, beta);
+                                                                         ldb, ldc, alpha, beta, b_early);
 }
 #endif

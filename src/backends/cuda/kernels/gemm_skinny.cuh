@@ -46,9 +46,9 @@
 //                tails of n and k still load element by element. 0: element loads only.
 //   GT_PDL       1 (compute capability 9.0 and up, launched with programmatic stream
 //                serialization): the kernel lets the next one in the stream launch at once and
-//                loads its first batch of B, which no earlier kernel writes, before it waits for
-//                the previous kernel to finish; A, C and the workspace are touched only after.
-//                Back to back, one GEMM's ramp-up then overlaps the previous one's tail.
+//                waits for the previous kernel to finish before it touches memory; with the
+//                argument b_early (GEMMTUNE_PDL=weights) its first batch of B loads before that
+//                wait. Back to back, one GEMM's ramp-up then overlaps the previous one's tail.
 
 typedef unsigned int gt_u32;
 
@@ -482,7 +482,7 @@ __device__ __forceinline__ long long gt_acc_row(long long row0, int t, int r, in
 GT_KERNEL_LINKAGE __global__ void __launch_bounds__(GT_THREADS)
     gemmtune_gemm_skinny(const gt_in_t* a, const gt_in_t* b, gt_out_t* c, gt_acc_t* workspace, int* counters,
                          long long m, long long n, long long k, long long lda, long long ldb, long long ldc,
-                         float alpha, float beta) {
+                         float alpha, float beta, int b_early) {
 #ifdef GT_HOST_EMULATION
   gt_u32* a_s = gt_emu::shared_words();
 #else
@@ -515,6 +515,9 @@ GT_KERNEL_LINKAGE __global__ void __launch_bounds__(GT_THREADS)
   const bool rows_inside = GT_VEC && ((long long)blockIdx.x + 1) * GT_BN <= n;
   const long long full_batches = k / GT_BK;  // batches below this one end inside k
   gt_launch_dependents();
+  // B's first batch may load while the previous kernel drains only where the caller said no
+  // kernel just before writes B (GEMMTUNE_PDL=weights); a second wait returns at once.
+  if (!b_early) gt_wait_for_previous_grid();
 #if GT_KWARPS == 1
   constexpr int kPassBatches = GT_PASS / GT_BK;
   GtBatch current;

@@ -17,6 +17,9 @@
 //  - setmaxnreg moves registers from the producer (which needs few) to the consumers;
 //  - with a cluster of GT_CLUSTER_M × GT_CLUSTER_N CTAs, the CTAs of a cluster row share one
 //    A' tile and those of a cluster column one B' tile: one CTA loads it and multicasts it.
+//  - launched overlapped (programmatic dependent launch, GEMMTUNE_PDL), the CTA sets up
+//    (barriers, tensor-map prefetch) while the previous kernel in the stream drains, and waits
+//    for it (griddepcontrol.wait) before anything touches global memory.
 //
 // Shared-memory tiles hold 128-byte rows in the 128B swizzle that TMA writes and wgmma reads:
 //  - a K-major operand (k contiguous in global memory): one row per m (or n), 128 bytes of k;
@@ -655,7 +658,12 @@ extern "C" __global__ void __launch_bounds__(GT_THREADS, 1) GT_CLUSTER_DIMS
 #endif
 
   const int warpgroup = threadIdx.x / 128;
+  // Launched overlapped (programmatic dependent launch, GEMMTUNE_PDL), the next kernel in the
+  // stream may start now: it sets up while this one runs and waits for it to finish.
+  asm volatile("griddepcontrol.launch_dependents;");
   if (threadIdx.x == 0) {
+    asm volatile("prefetch.tensormap [%0];" ::"l"(&map_a) : "memory");
+    asm volatile("prefetch.tensormap [%0];" ::"l"(&map_b) : "memory");
     for (int s = 0; s < GT_STAGES; ++s) {
       gt_barrier_init(full + 8 * s, 1);
       gt_barrier_init(empty + 8 * s, GT_EMPTY_ARRIVALS);
@@ -669,6 +677,9 @@ extern "C" __global__ void __launch_bounds__(GT_THREADS, 1) GT_CLUSTER_DIMS
   }
   // Every barrier of the cluster exists before any CTA arrives on or multicasts to it.
   gt_cluster_sync();
+  // The previous kernel in the stream may write A, B, C or the workspace: nothing of them is
+  // touched before it has finished. Returns at once where the launch was not overlapped.
+  asm volatile("griddepcontrol.wait;" ::: "memory");
 
   const gt_u32 rank = GT_CLUSTER > 1 ? gt_cluster_rank() : 0;
   const int rank_m = rank / GT_CLUSTER_N, rank_n = rank % GT_CLUSTER_N;
