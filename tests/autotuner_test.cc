@@ -15,8 +15,8 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "core/autotuner.h"
-#include "core/final_round.h"
+#include "tuning/autotuner.h"
+#include "tuning/final_round.h"
 #include "core/reference_gemm.h"
 
 namespace gemmtune {

@@ -7,8 +7,8 @@
 #include <numeric>
 #include <set>
 
-#include "../core/final_round.h"
-#include "../core/model_shortlist.h"
+#include "../tuning/final_round.h"
+#include "../tuning/model_shortlist.h"
 #include "gemmtune/cost_model.h"
 
 namespace gemmtune {

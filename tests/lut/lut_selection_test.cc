@@ -4,7 +4,7 @@
 
 #include <fstream>
 
-#include "core/autotuner.h"
+#include "tuning/autotuner.h"
 #include "core/reference_gemm.h"
 #include "gemmtune/lut.h"
 #include "gemmtune/session.h"

@@ -9,7 +9,7 @@
 #include <fstream>
 
 #include "ci_skip.h"
-#include "core/autotuner.h"
+#include "tuning/autotuner.h"
 #include "gemmtune/cost_model.h"
 #include "model/cost_model_document.h"
 #include "store/store_entry.h"

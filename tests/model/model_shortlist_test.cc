@@ -7,7 +7,7 @@
 #include <cmath>
 #include <vector>
 
-#include "core/model_shortlist.h"
+#include "tuning/model_shortlist.h"
 
 namespace gemmtune {
 namespace {

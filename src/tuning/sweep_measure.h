@@ -2,7 +2,7 @@
 // each step cost: the data of `gemmtune sweep` (gemmtune/sweep.h).
 #pragma once
 
-#include "backend.h"
+#include "../core/backend.h"
 #include "gemmtune/tuning_options.h"
 #include "gemmtune/sweep.h"
 

@@ -8,16 +8,17 @@
 #include <shared_mutex>
 #include <unordered_map>
 
-#include "../store/incremental_tune.h"
-#include "../store/session_store.h"
-#include "autotuner.h"
-#include "backend.h"
+#include "../tuning/incremental_tune.h"
+#include "../tuning/session_store.h"
+#include "../tuning/autotuner.h"
+#include "../tuning/guarded_choice.h"
+#include "../core/backend.h"
 #include "gemmtune/op.h"
-#include "harness.h"
-#include "lock_free_map.h"
+#include "../core/harness.h"
+#include "../core/lock_free_map.h"
 #include "session_options.h"
-#include "warnings.h"
-#include "sweep_measure.h"
+#include "../core/warnings.h"
+#include "../tuning/sweep_measure.h"
 #include "gemmtune/cost_model.h"
 #include "gemmtune/lut.h"
 
@@ -212,7 +213,7 @@ struct Session::Impl {
     reusable = std::move(found.reusable);
     std::optional<StoredPick>& stored = found.hit;
     if (!stored) return std::nullopt;
-    auto kernel = stored->backend->prepare(problem, stored->config);
+    auto kernel = prepare_checked(*stored->backend, problem, stored->config);
     if (!kernel.is_ok()) {
       warn_once("the stored pick for " + problem.describe() + " (" + std::string(stored->backend->name()) + " " +
                 stored->config.to_string() + ") failed to prepare: " + kernel.status().message() + "; re-tuning");
@@ -263,7 +264,7 @@ struct Session::Impl {
     const SubKernel& sub = op->sub_kernels()[std::size_t(sub_index)];
     for (const auto& backend : backends) {
       if (backend->name() != sub.backend) continue;
-      GEMMTUNE_ASSIGN_OR_RETURN(auto kernel, backend->prepare(problem, sub.config));
+      GEMMTUNE_ASSIGN_OR_RETURN(auto kernel, prepare_checked(*backend, problem, sub.config));
       return install(key, std::shared_ptr<Kernel>(std::move(kernel)), Pick{backend.get(), sub.config, -1, true});
     }
     return internal_error("the op's sub-kernel names backend '" + sub.backend + "', which this session lacks");
@@ -284,7 +285,7 @@ struct Session::Impl {
       if (auto it = picks.find(key.problem); it != picks.end()) pick = it->second;
     }
     if (pick.backend != nullptr) {
-      auto kernel = pick.backend->prepare(problem, pick.config);
+      auto kernel = prepare_checked(*pick.backend, problem, pick.config);
       if (kernel.is_ok()) return install(key, std::shared_ptr<Kernel>(std::move(kernel).value()), pick);
     }
     std::vector<ChoiceReport> reusable;
@@ -364,8 +365,7 @@ Result<std::unique_ptr<GemmKernel>> Session::kernel(const Problem& problem, std:
     }
     chosen = configs.front();
   }
-  GEMMTUNE_RETURN_IF_ERROR(backend->can_implement(problem, chosen));
-  GEMMTUNE_ASSIGN_OR_RETURN(auto kernel, backend->prepare(problem, chosen));
+  GEMMTUNE_ASSIGN_OR_RETURN(auto kernel, prepare_checked(*backend, problem, chosen));
   return std::unique_ptr<GemmKernel>(
       std::make_unique<GemmKernelHandle>(std::move(kernel), std::string(backend_name), chosen));
 }

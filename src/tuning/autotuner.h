@@ -6,7 +6,7 @@
 #include <memory>
 #include <vector>
 
-#include "backend.h"
+#include "../core/backend.h"
 #include "choice_selection.h"
 #include "gemmtune/tuning_options.h"
 #include "gemmtune/tune_report.h"

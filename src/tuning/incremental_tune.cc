@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "guarded_choice.h"
+
 namespace gemmtune {
 namespace {
 
@@ -88,8 +90,7 @@ TuneOutcome tune_incrementally(const Problem& problem, const DeviceInfo& device,
   const ChoiceReport& best = out.report.choices[std::size_t(out.report.best)];
   for (const auto& backend : backends) {
     if (backend->name() != best.backend) continue;
-    if (!backend->can_implement(problem, best.config).is_ok()) break;
-    auto kernel = backend->prepare(problem, best.config);
+    auto kernel = prepare_checked(*backend, problem, best.config);
     if (kernel.is_ok()) {
       out.kernel = std::shared_ptr<Kernel>(std::move(kernel).value());
       return out;

@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "../core/autotuner.h"
+#include "autotuner.h"
 
 namespace gemmtune {
 

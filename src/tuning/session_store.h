@@ -10,8 +10,8 @@
 #include "../core/backend.h"
 #include "gemmtune/store_options.h"
 #include "gemmtune/tune_report.h"
-#include "route_record.h"
-#include "tuning_store.h"
+#include "../store/route_record.h"
+#include "../store/tuning_store.h"
 
 namespace gemmtune {
 

@@ -6,9 +6,9 @@
 #include <mutex>
 #include <optional>
 
-#include "autotuner.h"
-#include "../store/session_store.h"
-#include "lock_free_map.h"
+#include "../tuning/autotuner.h"
+#include "../tuning/session_store.h"
+#include "../core/lock_free_map.h"
 
 namespace gemmtune {
 

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "c_problem.h"
+#include "../core/c_problem.h"
 #include "gemmtune/session.h"
 
 struct gemmtune_session {

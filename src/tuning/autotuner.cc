@@ -14,7 +14,7 @@
 #include "candidates.h"
 #include "final_round.h"
 #include "gemmtune/timing.h"
-#include "harness.h"
+#include "../core/harness.h"
 
 namespace gemmtune {
 namespace {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "backend.h"
+#include "../core/backend.h"
 #include "gemmtune/tuning_options.h"
 
 namespace gemmtune {

@@ -7,10 +7,11 @@
 #include <memory>
 #include <vector>
 
-#include "backend.h"
+#include "../core/backend.h"
+#include "../core/harness.h"
 #include "choice_selection.h"
 #include "gemmtune/tune_report.h"
-#include "harness.h"
+#include "guarded_choice.h"
 
 namespace gemmtune {
 

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <exception>
 #include <thread>
 
 #include <sys/resource.h>
@@ -41,36 +40,17 @@ std::vector<Candidate> gather(const Problem& problem, const BackendList& backend
 
 void prepare_one(const Problem& problem, Candidate& c) {
   if (c.report.status != ChoiceStatus::ok) return;
-  Status can = c.backend->can_implement(problem, c.report.config);
-  if (!can.is_ok()) {
-    c.report.status = ChoiceStatus::skipped;
-    c.report.reason = can.message();
-    return;
-  }
   const auto start = std::chrono::steady_clock::now();
-  struct Timer {  // records the time however prepare ends
-    Candidate& c;
-    std::chrono::steady_clock::time_point start;
-    ~Timer() { c.report.prepare_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); }
-  } timer{c, start};
-  try {
-    auto kernel = c.backend->prepare(problem, c.report.config);
-    if (!kernel.is_ok()) {
-      c.report.status = ChoiceStatus::prepare_failed;
-      c.report.reason = kernel.status().message();
-      return;
-    }
-    c.kernel = std::move(kernel).value();
-    const Kernel::PrepareTimes times = c.kernel->prepare_times();
-    c.report.compile_s = times.compile_s;
-    c.report.check_s = times.check_s;
-  } catch (const std::exception& e) {
-    c.report.status = ChoiceStatus::prepare_failed;
-    c.report.reason = std::string("prepare threw: ") + e.what();
-  } catch (...) {
-    c.report.status = ChoiceStatus::prepare_failed;
-    c.report.reason = "prepare threw a non-standard exception";
-  }
+  PreparedChoice prepared = prepare_choice(*c.backend, problem, c.report.config);
+  c.report.status = prepared.status;
+  c.report.reason = prepared.error.is_ok() ? "" : prepared.error.message();
+  if (prepared.status == ChoiceStatus::skipped) return;  // nothing was prepared
+  c.report.prepare_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (!prepared.kernel) return;
+  c.kernel = std::move(prepared.kernel);
+  const Kernel::PrepareTimes times = c.kernel->prepare_times();
+  c.report.compile_s = times.compile_s;
+  c.report.check_s = times.check_s;
 }
 
 // Preparing can mean compiling (NVRTC, oneDNN JIT): spread it over the cores. A GPU family's
@@ -101,19 +81,10 @@ void verify_all(std::vector<Candidate>& candidates, Harness& harness, std::size_
   for (std::size_t i = first; i < candidates.size(); ++i) {
     Candidate& c = candidates[i];
     if (c.report.status != ChoiceStatus::ok) continue;
-    harness.reset_c();
-    Status ran = run_guarded(*c.kernel, harness.args());
-    if (!ran.is_ok()) {
-      c.report.status = ChoiceStatus::run_failed;
-      c.report.reason = ran.message();
-      continue;
-    }
-    VerifyOutcome outcome = harness.check();
-    c.report.error = outcome.error;
-    if (!outcome.ok) {
-      c.report.status = ChoiceStatus::wrong_result;
-      c.report.reason = outcome.reason;
-    }
+    CheckedRun checked = run_and_check(*c.kernel, harness);
+    c.report.status = checked.status;
+    c.report.reason = std::move(checked.reason);
+    c.report.error = checked.error;
   }
 }
 

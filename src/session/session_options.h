@@ -2,7 +2,7 @@
 // lookup table and cost model they name.
 #pragma once
 
-#include "backend.h"
+#include "../core/backend.h"
 #include "gemmtune/device.h"
 #include "gemmtune/session.h"
 #include "gemmtune/status.h"

@@ -2,8 +2,8 @@
 // device's harness (what `gemmtune bench` and the Python module's timing use).
 #include "gemmtune/session.h"
 
-#include "backend.h"
-#include "harness.h"
+#include "../core/backend.h"
+#include "../core/harness.h"
 
 namespace gemmtune {
 

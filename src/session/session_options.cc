@@ -6,7 +6,7 @@
 
 #include "gemmtune/cost_model.h"
 #include "gemmtune/lut.h"
-#include "warnings.h"
+#include "../core/warnings.h"
 
 namespace gemmtune {
 

@@ -2,8 +2,8 @@
 
 #include <chrono>
 
-#include "../core/choice_selection.h"
-#include "store_entry.h"
+#include "choice_selection.h"
+#include "../store/store_entry.h"
 
 namespace gemmtune {
 

@@ -3,8 +3,9 @@
 #include <algorithm>
 #include <chrono>
 
+#include "../core/harness.h"
 #include "autotuner.h"
-#include "harness.h"
+#include "guarded_choice.h"
 
 namespace gemmtune {
 namespace {
@@ -28,41 +29,19 @@ Result<TimingStats> time_one(Harness& harness, Kernel& kernel, const TimingOptio
 // all went well.
 std::unique_ptr<Kernel> prepare_and_verify(const Backend& backend, const Problem& problem, Harness& harness,
                                            ConfigMeasurement& m) {
-  std::unique_ptr<Kernel> kernel;
   const auto prepare_start = Clock::now();
-  if (Status can = backend.can_implement(problem, m.config); !can.is_ok()) {
-    m.status = ChoiceStatus::skipped;
-    m.reason = can.message();
-  } else {
-    try {
-      auto prepared = backend.prepare(problem, m.config);
-      if (prepared.is_ok()) {
-        kernel = std::move(prepared).value();
-        m.status = ChoiceStatus::ok;
-      } else {
-        m.status = ChoiceStatus::prepare_failed;
-        m.reason = prepared.status().message();
-      }
-    } catch (const std::exception& e) {
-      m.status = ChoiceStatus::prepare_failed;
-      m.reason = std::string("prepare threw: ") + e.what();
-    }
-  }
+  PreparedChoice prepared = prepare_choice(backend, problem, m.config);
+  m.status = prepared.status;
+  m.reason = prepared.error.is_ok() ? "" : prepared.error.message();
   m.prepare_us = micros_since(prepare_start);
-  if (!kernel) return nullptr;
+  if (!prepared.kernel) return nullptr;
   const auto verify_start = Clock::now();
-  harness.reset_c();
-  Status ran = run_guarded(*kernel, harness.args());
-  if (!ran.is_ok()) {
-    m.status = ChoiceStatus::run_failed;
-    m.reason = ran.message();
-  } else if (VerifyOutcome outcome = harness.check(); !outcome.ok) {
-    m.status = ChoiceStatus::wrong_result;
-    m.reason = outcome.reason;
-  }
+  CheckedRun checked = run_and_check(*prepared.kernel, harness);
+  m.status = checked.status;
+  m.reason = std::move(checked.reason);
   m.verify_us = micros_since(verify_start);
-  if (m.status != ChoiceStatus::ok) kernel.reset();
-  return kernel;
+  if (m.status != ChoiceStatus::ok) return nullptr;
+  return std::move(prepared.kernel);
 }
 
 }  // namespace
