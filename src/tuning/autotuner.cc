@@ -312,7 +312,8 @@ std::optional<TuneOutcome> use_without_tuning(const Problem& problem, const Devi
 }  // namespace
 
 TuneOutcome autotune_selection(const Problem& problem, const DeviceInfo& device, const BackendList& backends,
-                               const TuneOptions& options, const ChoiceSelection& selection) {
+                               const TuneOptions& options, const ChoiceSelection& selection,
+                               const HarnessFactory& make_harness) {
   const auto start = std::chrono::steady_clock::now();
   auto compiled_so_far = [&backends] {
     std::int64_t total = 0;
@@ -334,7 +335,7 @@ TuneOutcome autotune_selection(const Problem& problem, const DeviceInfo& device,
   Status ready = Status::ok();
   std::thread operands([&] {
     const auto operands_start = std::chrono::steady_clock::now();
-    harness = create_harness(device);
+    harness = make_harness ? make_harness(device) : create_harness(device);
     ready = harness.is_ok() ? (*harness)->prepare(problem, options.seed != 0 ? options.seed : fresh_seed())
                             : harness.status();
     phases.operands_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - operands_start).count();
@@ -394,9 +395,9 @@ TuneOutcome autotune_selection(const Problem& problem, const DeviceInfo& device,
 }
 
 TuneOutcome autotune(const Problem& problem, const DeviceInfo& device, const BackendList& backends,
-                     const TuneOptions& options) {
+                     const TuneOptions& options, const HarnessFactory& make_harness) {
   const ChoiceSelection selection = select_choices(problem, device, backends, options);
-  if (!selection.use) return autotune_selection(problem, device, backends, options, selection);
+  if (!selection.use) return autotune_selection(problem, device, backends, options, selection, make_harness);
   std::string why;
   if (std::optional<TuneOutcome> used = use_without_tuning(problem, device, backends, selection, why)) {
     if (options.print_table) std::fputs(used->report.table().c_str(), stderr);
@@ -405,7 +406,7 @@ TuneOutcome autotune(const Problem& problem, const DeviceInfo& device, const Bac
   // The table's config does not prepare here: tune as if the table had no entry.
   TuneOptions without_table = options;
   without_table.lut = nullptr;
-  TuneOutcome outcome = autotune(problem, device, backends, without_table);
+  TuneOutcome outcome = autotune(problem, device, backends, without_table, make_harness);
   outcome.report.selection = "lookup table config failed to prepare (" + why + "), tuned instead" +
                              (outcome.report.selection.empty() ? "" : "; " + outcome.report.selection);
   return outcome;

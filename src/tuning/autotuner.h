@@ -3,10 +3,12 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <vector>
 
 #include "../core/backend.h"
+#include "../core/harness.h"
 #include "choice_selection.h"
 #include "gemmtune/tuning_options.h"
 #include "gemmtune/tune_report.h"
@@ -22,14 +24,20 @@ struct TuneOutcome {
   bool from_lookup_table = false;
 };
 
+// Makes the harness a tuning checks and times its choices on. Null: the device's own
+// (create_harness). Tests pass one of fixed times, so that the prune and the final round are
+// checked without a clock.
+using HarnessFactory = std::function<Result<std::unique_ptr<Harness>>(const DeviceInfo&)>;
+
 // Tunes the choices select_choices() gives (choice_selection.h): all of the search space, or
 // the cost model's top k, with the lookup table's configs; or, for a table entry of mode
 // "use", prepares that config without tuning.
 TuneOutcome autotune(const Problem& problem, const DeviceInfo& device, const BackendList& backends,
-                     const TuneOptions& options);
+                     const TuneOptions& options, const HarnessFactory& make_harness = nullptr);
 // Tunes exactly the choices of `selection` (and its reserve, should they all fail).
 TuneOutcome autotune_selection(const Problem& problem, const DeviceInfo& device, const BackendList& backends,
-                               const TuneOptions& options, const ChoiceSelection& selection);
+                               const TuneOptions& options, const ChoiceSelection& selection,
+                               const HarnessFactory& make_harness = nullptr);
 
 // The first, short sample every choice gets before the full timing of those within
 // TuneOptions::prune_factor of the fastest: one warm-up call, one sample of at most 1 ms.
