@@ -11,6 +11,8 @@
 #include <memory>
 #include <vector>
 
+#include "invariant.h"
+
 namespace gemmtune {
 
 template <class Key, class Value, class Hash = std::hash<Key>>
@@ -34,6 +36,8 @@ class LockFreeMap {
     if (Value* existing = find(key)) return existing;
     Table* table = current_.load(std::memory_order_relaxed);
     if ((entries_.size() + 1) * 2 > table->slots.size()) table = grow(table->slots.size() * 2);
+    // find() and place() probe until an empty slot: at most half of the slots are ever taken.
+    GEMMTUNE_DASSERT((entries_.size() + 1) * 2 <= table->slots.size(), "the table keeps a free slot to end probes");
     entries_.push_back(std::make_unique<Entry>(Entry{key, std::move(value)}));
     place(*table, entries_.back().get());
     return entries_.back()->value.get();

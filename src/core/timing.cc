@@ -12,6 +12,8 @@
 #include <cstring>
 #include <thread>
 
+#include "invariant.h"
+
 namespace gemmtune {
 namespace {
 
@@ -90,6 +92,7 @@ double median_of(std::vector<double> values) {
 }
 
 TimingStats summarize_samples(const std::vector<double>& per_call_us, std::int64_t calls) {
+  GEMMTUNE_ASSERT(calls >= 1, "a sample times at least one call: its per-call times divide by the count");
   TimingStats stats;
   stats.calls_per_sample = calls;
   stats.sample_us = per_call_us;

@@ -15,6 +15,7 @@
 #include "../core/backend.h"
 #include "gemmtune/op.h"
 #include "../core/harness.h"
+#include "../core/invariant.h"
 #include "../core/lock_free_map.h"
 #include "session_options.h"
 #include "../core/warnings.h"
@@ -173,6 +174,7 @@ struct Session::Impl {
   }
 
   Kernel* install(const DispatchKey& key, std::shared_ptr<Kernel> kernel, Pick pick) {
+    GEMMTUNE_ASSERT(kernel != nullptr, "a pick is installed with its kernel: a null one would be called");
     std::unique_lock lock(table_mutex);
     Kernel* raw = kernel.get();
     owned.push_back(std::move(kernel));

@@ -15,6 +15,7 @@
 #include "final_round.h"
 #include "gemmtune/timing.h"
 #include "../core/harness.h"
+#include "../core/invariant.h"
 
 namespace gemmtune {
 namespace {
@@ -150,7 +151,9 @@ int final_round(std::vector<Candidate>& candidates, Harness& harness, const Tune
   }
   close_round(finalists, rounds, ratios, harness, options);
   if (finalists.empty()) return -1;
-  return int(finalists[std::size_t(earliest_within_band(ratios, options.noise_band))] - candidates.data());
+  const int winner = earliest_within_band(ratios, options.noise_band);
+  GEMMTUNE_ASSERT(winner >= 0 && std::size_t(winner) < finalists.size(), "the final round picks one of its finalists");
+  return int(finalists[std::size_t(winner)] - candidates.data());
 }
 
 // The median of ratios_by_round; the ratio of the medians where no round pairs.
@@ -387,7 +390,13 @@ TuneOutcome autotune_selection(const Problem& problem, const DeviceInfo& device,
   report.phases = phases;
   for (Candidate& c : candidates) report.choices.push_back(c.report);
   report.best = final_pick >= 0 ? final_pick : pick_best(report.choices, options.noise_band);
-  if (report.best >= 0) outcome.kernel = std::move(candidates[std::size_t(report.best)].kernel);
+  if (report.best >= 0) {
+    GEMMTUNE_ASSERT(std::size_t(report.best) < candidates.size() &&
+                        candidates[std::size_t(report.best)].report.status == ChoiceStatus::ok &&
+                        candidates[std::size_t(report.best)].kernel != nullptr,
+                    "the pick is a verified candidate with its kernel");
+    outcome.kernel = std::move(candidates[std::size_t(report.best)].kernel);
+  }
   report.compilations = compiled_so_far() - compilations_before;
   report.tuning_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (options.print_table) std::fputs(report.table().c_str(), stderr);
