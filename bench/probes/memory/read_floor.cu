@@ -1,8 +1,9 @@
 // The floor of a decode GEMM on this GPU: the time to read B (the weights) once, with nothing
 // else to do (the kernel: read_once.cuh). Timed like gemmtune's harness: launches
 // back to back on one stream between CUDA events, buffers rotated over more than twice the L2,
-// median of 15 samples; with and without programmatic dependent launch (the next launch starts
-// while this one finishes).
+// median of 15 samples; without programmatic dependent launch (pdl 0), with it reading before
+// the wait for the previous kernel (pdl 1, GEMMTUNE_PDL=weights) and with it waiting first
+// (pdl 2, GEMMTUNE_PDL=on).
 //
 //   bench/probes/memory/build.sh && build/probes/read_floor
 #include <cuda_runtime.h>
@@ -41,7 +42,7 @@ int main() {
       CHECK(cudaMemset(b, 1, bytes));
     }
     for (int grid_per_sm : {4, 8, 16}) {
-      for (int pdl : {0, 1}) {
+      for (int pdl : {0, 1, 2}) {
         const int grid = grid_per_sm * sms;
         cudaLaunchAttribute attr{};
         attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
