@@ -291,6 +291,43 @@ TEST(WgmmaConfigSpace, ALargeTileWhoseLastWaveIsPartialIsAlsoOfferedNarrowedToFi
   }
 }
 
+TEST(WgmmaConfigSpace, WhereTheTilesMakeOnePartialWaveANarrowerTileFillsIt) {
+  // 256×6144×4096: 48 tiles of 128×256, 96 of 128×128: one wave, 64 % and 27 % of the SMs idle.
+  // 128×96 makes 128 tiles (3 % idle), with more stages than the 128×256 it narrows.
+  // 384×4096×4096: 3 × 16 tiles of 128×256; 128×96 makes 3 × 43 = 129.
+  struct Case {
+    std::int64_t m, n;
+    std::int32_t width;
+  };
+  int checked = 0;
+  for (const Case& k : {Case{256, 6144, 96}, Case{384, 4096, 96}}) {
+    const Problem p = make(k.m, k.n, 4096, DType::bf16);
+    int found = 0;
+    for (const KernelConfig& c : wgmma_configs(p, SearchSpace::default_space, h100())) {
+      if (c.block_m != 128 || c.block_n != k.width || c.swap_ab != 0) continue;
+      EXPECT_LE(grid_of(p, c).idle(), 0.05) << c.to_string();
+      EXPECT_EQ(grid_of(p, c).waves(), 1) << c.to_string();
+      EXPECT_GT(c.stages, 4) << c.to_string();
+      EXPECT_TRUE(wgmma_can_implement(p, c, h100()).is_ok()) << c.to_string();
+      ++found;
+    }
+    EXPECT_EQ(found, 1) << p.describe();
+    ++checked;
+  }
+  EXPECT_EQ(checked, 2);
+  // Not where 128-row tiles pad m by 10 % or more (300 rows: 384), where the swapped tiles
+  // that split m evenly serve.
+  for (std::int64_t n : {4096, 6144}) {
+    for (const KernelConfig& c : wgmma_configs(make(300, n, 4096, DType::bf16), SearchSpace::default_space, h100())) {
+      EXPECT_FALSE(c.block_m == 128 && c.swap_ab == 0 && (c.block_n == 96 || c.block_n == 144)) << c.to_string();
+    }
+  }
+  // Never under 64 columns: at 128×2048×4096 (8 tiles of 128×256) no width fills the SMs.
+  for (const KernelConfig& c : wgmma_configs(make(128, 2048, 4096, DType::bf16), SearchSpace::default_space, h100())) {
+    EXPECT_FALSE(c.block_m == 128 && c.swap_ab == 0 && c.block_n < 64) << c.to_string();
+  }
+}
+
 TEST(WgmmaConfigSpace, StreamKAndItsSplitKNeighboursFitUnderTheDefaultCap) {
   // 512×6144×4096: 96 tiles of 128×256 for 132 SMs; both ways of cutting k are offered, split-k
   // with 2 slices beside each stream-K variant (the best split of the v4 measurements).

@@ -59,6 +59,10 @@ constexpr std::int64_t kMinFillShare = 4;
 // grid's last wave leaves at most kWaveFitMaxIdle of the cluster-time idle.
 constexpr double kWaveFitNarrowest = 0.75;
 constexpr double kWaveFitMaxIdle = 0.05;
+// Where the 128-row tile's grid is one partial wave, the narrowed width may go down to this
+// share of the tile, and no narrower than kOneWaveNarrowestN columns.
+constexpr double kOneWaveNarrowest = 0.375;
+constexpr int kOneWaveNarrowestN = 64;
 
 std::string text(std::int64_t value) { return std::to_string(value); }
 
@@ -190,15 +194,32 @@ bool large_cooperative(const KernelConfig& c) {
 // 128x256 tiles is 448 tiles, 3.39 waves on 132 SMs; in 128x224 tiles 512, 3.88 waves. A
 // narrower tile does 12 % less work a k-block for the same A, which costs less than a wave that
 // leaves 15 % of the SMs idle. Stream-K is the other answer to the same partial wave.
+// Where 128-row tiles make one partial wave and cover m with little padding, the width may go
+// further (kOneWaveNarrowest): 256x6144 is 48 tiles of 128x256 and 96 of 128x128, 73 % of the
+// SMs; 128x96 makes 128 (on the H100 1.03x faster than 128x128). At 300 rows, padded to 384,
+// such tiles ran 1.3-1.5x slower than the swapped tiles that split m evenly, which serve there.
+// The narrowed tile's stages grow into the shared memory it frees.
 std::optional<KernelConfig> wave_fitted(const Problem& p, const KernelConfig& c, const CudaInfo& device) {
   if (!large_cooperative(c)) return std::nullopt;
   const Waves waves = waves_of(p, c, device);
   if (waves.count > kStreamKMaxWaves || waves.idle < kStreamKMinIdle) return std::nullopt;
   const std::int32_t step = block_n_step(p, false);
-  for (std::int32_t width = c.block_n - step; width >= c.block_n * kWaveFitNarrowest; width -= step) {
+  const std::int64_t covered = (p.m() + 127) / 128 * 128;
+  const bool one_wave = waves.count == 1 && c.block_m == 128 &&
+                        double(covered - p.m()) < kBalancedSwapMinPadding * double(covered);
+  const double narrowest = one_wave ? std::max<double>(kOneWaveNarrowestN, c.block_n * kOneWaveNarrowest)
+                                    : c.block_n * kWaveFitNarrowest;
+  for (std::int32_t width = c.block_n - step; width >= narrowest; width -= step) {
     KernelConfig narrowed = c;
     narrowed.block_n = width;
-    if (waves_of(p, narrowed, device).idle <= kWaveFitMaxIdle) return narrowed;
+    if (waves_of(p, narrowed, device).idle > kWaveFitMaxIdle) continue;
+    while (narrowed.stages < kMaxStages) {
+      KernelConfig deeper = narrowed;
+      ++deeper.stages;
+      if (instance_of(p, deeper).shared_bytes() > device.shared_memory_per_block_optin) break;
+      narrowed = deeper;
+    }
+    return narrowed;
   }
   return std::nullopt;
 }
