@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -22,7 +23,10 @@ std::string key_for(int writer, int i) { return "w" + std::to_string(writer) + "
 // The child opens its own connection: a SQLite handle must never cross a fork.
 [[noreturn]] void write_entries_and_exit(const std::string& path, int writer, int count) {
   auto store = open_sqlite_store(path);
-  if (!store.is_ok()) _exit(10);
+  if (!store.is_ok()) {
+    std::fprintf(stderr, "writer %d cannot open the store: %s\n", writer, store.status().to_string().c_str());
+    _exit(10);
+  }
   for (int i = 0; i < count; ++i) {
     if (!(*store)->put(key_for(writer, i), value_for(writer, i)).is_ok()) _exit(11);
   }

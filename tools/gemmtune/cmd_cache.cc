@@ -4,9 +4,11 @@
 #include <iostream>
 #include <sstream>
 
-#include "../../src/store/store_transfer.h"
+#include <nlohmann/json.hpp>
+
 #include "commands.h"
 #include "common.h"
+#include "gemmtune/tuning_cache.h"
 
 namespace gemmtune::cli {
 namespace {
@@ -31,7 +33,7 @@ std::vector<OptionSpec> cache_specs() {
 }
 
 struct Opened {
-  std::unique_ptr<TuningStore> store;
+  std::unique_ptr<TuningCache> cache;
   StoreOptions options;
   std::string device;  // fingerprint of --device
 };
@@ -39,30 +41,20 @@ struct Opened {
 Result<Opened> open_from(const Args& args) {
   Opened out;
   GEMMTUNE_ASSIGN_OR_RETURN(out.options, store_options_from(args));
-  if (out.options.mode == StoreMode::off) return invalid_argument("the tuning store is off (--cache-mode / GEMMTUNE_CACHE_MODE)");
-  if (out.options.resolved_path() == "off" && out.options.redis_url.empty()) {
-    return invalid_argument("no tuning store: --cache / GEMMTUNE_CACHE is off and GEMMTUNE_REDIS_URL is unset");
-  }
-  GEMMTUNE_ASSIGN_OR_RETURN(out.store, open_store(out.options));
-  if (!out.store) return not_found("no tuning store at " + out.options.resolved_path() + " (read-only mode creates none)");
+  GEMMTUNE_ASSIGN_OR_RETURN(out.cache, TuningCache::open(out.options));
   GEMMTUNE_ASSIGN_OR_RETURN(DeviceInfo device, find_device(args.get("device", "cpu")));
   out.device = device.fingerprint();
   return out;
 }
 
-Status writable(const Opened& opened) {
-  if (opened.options.mode == StoreMode::read_only) return invalid_argument("the tuning store is read-only (--cache-mode ro)");
-  return Status::ok();
-}
-
 int stats(const Args& args, Opened& opened) {
-  auto listed = list_entries(*opened.store);
+  auto listed = opened.cache->entries();
   if (!listed.is_ok()) return fail(listed.status());
   int this_device = 0, other_device = 0, damaged = 0;
-  for (const ListedRecord& record : *listed) {
-    if (!record.entry.is_ok()) {
+  for (const CachedEntry& entry : *listed) {
+    if (!entry.damaged.empty()) {
       ++damaged;
-    } else if (record.entry->device == opened.device) {
+    } else if (entry.device == opened.device) {
       ++this_device;
     } else {
       ++other_device;
@@ -72,9 +64,9 @@ int stats(const Args& args, Opened& opened) {
   std::error_code ec;
   const auto bytes = path == "off" ? 0 : std::filesystem::file_size(path, ec);
   if (args.flag("json")) {
-    std::cout << nlohmann::json{{"store", opened.store->describe()},
+    std::cout << nlohmann::json{{"store", opened.cache->describe()},
                                 {"mode", store_mode_name(opened.options.mode)},
-                                {"schema", kStoreSchemaVersion},
+                                {"schema", tuning_store_schema_version()},
                                 {"entries", listed->size()},
                                 {"this_device", this_device},
                                 {"other_devices", other_device},
@@ -83,7 +75,7 @@ int stats(const Args& args, Opened& opened) {
                      .dump(2)
               << "\n";
   } else {
-    std::cout << "store:           " << opened.store->describe() << " (" << store_mode_name(opened.options.mode) << ")\n"
+    std::cout << "store:           " << opened.cache->describe() << " (" << store_mode_name(opened.options.mode) << ")\n"
               << "entries:         " << listed->size() << "\n"
               << "  this device:   " << this_device << "\n"
               << "  other devices: " << other_device << "\n"
@@ -93,22 +85,21 @@ int stats(const Args& args, Opened& opened) {
 }
 
 int list(const Args& args, Opened& opened) {
-  auto listed = list_entries(*opened.store);
+  auto listed = opened.cache->entries();
   if (!listed.is_ok()) return fail(listed.status());
   nlohmann::json rows = nlohmann::json::array();
-  for (const ListedRecord& record : *listed) {
-    if (!record.entry.is_ok()) {
-      rows.push_back({{"key", record.key}, {"damaged", record.entry.status().message()}});
+  for (const CachedEntry& e : *listed) {
+    if (!e.damaged.empty()) {
+      rows.push_back({{"key", e.key}, {"damaged", e.damaged}});
       continue;
     }
-    const StoreEntry& e = *record.entry;
-    rows.push_back({{"key", record.key},
-                    {"problem", e.problem_description},
+    rows.push_back({{"key", e.key},
+                    {"problem", e.problem},
                     {"this_device", e.device == opened.device},
-                    {"backend", e.pick_backend},
-                    {"config", e.pick_config},
-                    {"time_us", e.pick_time_us},
-                    {"choices", e.choices.size()}});
+                    {"backend", e.backend},
+                    {"config", e.config},
+                    {"time_us", e.time_us},
+                    {"choices", e.choices}});
   }
   if (args.flag("json")) {
     std::cout << rows.dump(2) << "\n";
@@ -123,19 +114,18 @@ int list(const Args& args, Opened& opened) {
               << row["config"].get<std::string>() << "  " << row["time_us"].get<double>() << " us"
               << (row["this_device"].get<bool>() ? "" : "  (other device)") << "\n";
   }
-  std::cout << rows.size() << " entries in " << opened.store->describe() << "\n";
+  std::cout << rows.size() << " entries in " << opened.cache->describe() << "\n";
   return kExitOk;
 }
 
 int export_to(const std::string& file, Opened& opened) {
-  auto exported = export_entries(*opened.store);
+  auto exported = opened.cache->export_json();
   if (!exported.is_ok()) return fail(exported.status());
-  const std::string text = exported->document.dump(2) + "\n";
   if (file == "-") {
-    std::cout << text;
+    std::cout << exported->document;
   } else {
     std::ofstream out(file, std::ios::binary | std::ios::trunc);
-    out << text;
+    out << exported->document;
     if (!out.good()) return fail(Status(ErrorCode::io_error, "cannot write " + file));
   }
   std::cerr << "exported " << exported->exported << " entries"
@@ -144,17 +134,19 @@ int export_to(const std::string& file, Opened& opened) {
 }
 
 int import_from(const Args& args, const std::string& file, Opened& opened) {
-  if (Status status = writable(opened); !status.is_ok()) return fail(status);
+  if (opened.cache->mode() == StoreMode::read_only) {
+    return fail(invalid_argument("the tuning store is read-only (--cache-mode ro)"));
+  }
   std::ifstream in(file, std::ios::binary);
   if (!in) return fail(Status(ErrorCode::io_error, "cannot read " + file));
   std::stringstream text;
   text << in.rdbuf();
-  auto imported = import_entries(*opened.store, text.str(), opened.device, args.flag("any-device"));
+  auto imported = opened.cache->import_json(text.str(), opened.device, args.flag("any-device"));
   if (!imported.is_ok()) {
     return fail(Status(imported.status().code(), "cannot import " + file + ": " + imported.status().message() +
                                                      " (nothing was imported)"));
   }
-  std::cerr << "imported " << imported->imported << " entries into " << opened.store->describe();
+  std::cerr << "imported " << imported->imported << " entries into " << opened.cache->describe();
   if (imported->other_device) {
     std::cerr << "; refused " << imported->other_device << " measured on another device (--any-device takes them)";
   }
@@ -189,9 +181,8 @@ int run_cache(int argc, char** argv) {
   if (sub == "list") return list(*args, *opened);
   if (sub == "export") return export_to(argv[3], *opened);
   if (sub == "import") return import_from(*args, argv[3], *opened);
-  if (Status status = writable(*opened); !status.is_ok()) return fail(status);
-  if (Status status = opened->store->clear(); !status.is_ok()) return fail(status);
-  std::cerr << "cleared " << opened->store->describe() << "\n";
+  if (Status status = opened->cache->clear(); !status.is_ok()) return fail(status);
+  std::cerr << "cleared " << opened->cache->describe() << "\n";
   return kExitOk;
 }
 
