@@ -59,6 +59,9 @@ class LookupTable {
   // ("line 12: entry 3: config 'bm=x' of backend 'cpu': ..."). Never throws, whatever the text.
   static Result<LookupTable> parse(std::string_view text);
   static Result<LookupTable> load(const std::string& path);
+  // A table file's text, unchecked, for validate() and seal_lut_text(); io_error naming the
+  // file when it cannot be read.
+  static Result<std::string> read_text(const std::string& path);
   // Every problem of a table's text, each with its line; empty when the table is good.
   static std::vector<LutIssue> validate(std::string_view text);
 

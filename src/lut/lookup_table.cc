@@ -320,8 +320,10 @@ Result<LookupTable> LookupTable::parse(std::string_view text) {
   return Status(ErrorCode::corrupt_data, message);
 }
 
+Result<std::string> LookupTable::read_text(const std::string& path) { return read_file_text(path, "lookup table"); }
+
 Result<LookupTable> LookupTable::load(const std::string& path) {
-  GEMMTUNE_ASSIGN_OR_RETURN(std::string text, read_file_text(path, "lookup table"));
+  GEMMTUNE_ASSIGN_OR_RETURN(std::string text, read_text(path));
   auto table = parse(text);
   if (!table.is_ok()) return Status(table.status().code(), path + ": " + table.status().message());
   return table;

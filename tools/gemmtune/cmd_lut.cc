@@ -4,7 +4,6 @@
 #include <iostream>
 #include <set>
 
-#include "../../src/core/file_text.h"
 #include "commands.h"
 #include "common.h"
 #include "gemmtune/lut.h"
@@ -50,7 +49,7 @@ std::vector<std::string> absent_backends(const LookupTable& table) {
 }
 
 int validate(const Args& args, const std::string& path) {
-  auto text = read_file_text(path, "lookup table");
+  auto text = LookupTable::read_text(path);
   if (!text.is_ok()) return fail(text.status());
   const std::vector<LutIssue> issues = LookupTable::validate(*text);
   auto table = LookupTable::parse(*text);
@@ -81,7 +80,7 @@ int validate(const Args& args, const std::string& path) {
 }
 
 int seal(const std::string& path) {
-  auto text = read_file_text(path, "lookup table");
+  auto text = LookupTable::read_text(path);
   if (!text.is_ok()) return fail(text.status());
   auto sealed = seal_lut_text(*text);
   if (!sealed.is_ok()) return fail(Status(sealed.status().code(), path + ": " + sealed.status().message()));
