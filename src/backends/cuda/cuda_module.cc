@@ -49,6 +49,24 @@ Status check_driver(CUresult code, const char* what) {
                 std::string(what) + ": " + (name != nullptr ? name : "CUresult " + std::to_string(int(code))));
 }
 
+Status enqueue_launch(CUfunction function, unsigned grid_x, unsigned grid_y, unsigned threads, unsigned shared_bytes,
+                     CUstream stream, void** params, bool overlapped, const char* what) {
+  CUlaunchAttribute overlap{};
+  overlap.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+  overlap.value.programmaticStreamSerializationAllowed = 1;
+  CUlaunchConfig launch{};
+  launch.gridDimX = grid_x;
+  launch.gridDimY = grid_y;
+  launch.gridDimZ = 1;
+  launch.blockDimX = threads;
+  launch.blockDimY = launch.blockDimZ = 1;
+  launch.sharedMemBytes = shared_bytes;
+  launch.hStream = stream;
+  launch.attrs = overlapped ? &overlap : nullptr;
+  launch.numAttrs = overlapped ? 1 : 0;
+  return check_driver(driver().launch_kernel_ex(&launch, function, params, nullptr), what);
+}
+
 CudaModule::~CudaModule() {
   if (module_ == nullptr) return;
   if (context_ != nullptr) driver().ctx_set_current(context_);

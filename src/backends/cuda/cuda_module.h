@@ -45,6 +45,12 @@ const DriverApi& driver();
 // A CUresult as Status, naming the call.
 Status check_driver(CUresult code, const char* what);
 
+// Enqueues `function` on `stream` (grid x × y, 1-D blocks), with `overlapped` as programmatic
+// stream serialization: the kernel may start while the previous one in the stream drains, and
+// must itself wait (griddepcontrol.wait) before it touches that kernel's memory.
+Status enqueue_launch(CUfunction function, unsigned grid_x, unsigned grid_y, unsigned threads, unsigned shared_bytes,
+                     CUstream stream, void** params, bool overlapped, const char* what);
+
 // One module and the kernels taken from it, unloaded with the object.
 class CudaModule {
  public:

@@ -51,26 +51,15 @@ Status enqueue_gemm(const Problem& p, const GemmArgs& args, const CudaModule& mo
   void* counters = workspace != nullptr ? static_cast<char*>(workspace) + shape.counters_offset : nullptr;
   long long m = p.m(), n = p.n(), k = p.k(), lda = p.lda(), ldb = p.ldb(), ldc = p.ldc();
   float alpha = float(p.alpha()), beta = float(p.beta());
-  int b_early = shape.pdl && shape.b_early ? 1 : 0;
+  int b_early = shape.b_early ? 1 : 0;
   void* params[] = {&a, &b, &c, &workspace, &counters, &m, &n, &k, &lda, &ldb, &ldc, &alpha, &beta, &b_early};
   std::unique_lock<std::mutex> turn;
   if (workspace != nullptr) {
     GEMMTUNE_ASSIGN_OR_RETURN(turn, scratch.begin(args.stream));
   }
-  CUlaunchAttribute overlap{};
-  overlap.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
-  overlap.value.programmaticStreamSerializationAllowed = 1;
-  CUlaunchConfig launch{};
-  launch.gridDimX = shape.grid.x;
-  launch.gridDimY = shape.grid.y;
-  launch.gridDimZ = 1;
-  launch.blockDimX = unsigned(shape.threads);
-  launch.blockDimY = launch.blockDimZ = 1;
-  launch.sharedMemBytes = unsigned(shape.shared_bytes);
-  launch.hStream = static_cast<CUstream>(args.stream);
-  launch.attrs = shape.pdl ? &overlap : nullptr;
-  launch.numAttrs = shape.pdl ? 1 : 0;
-  GEMMTUNE_RETURN_IF_ERROR(check_driver(driver().launch_kernel_ex(&launch, shape.function, params, nullptr), shape.what));
+  GEMMTUNE_RETURN_IF_ERROR(enqueue_launch(shape.function, shape.grid.x, shape.grid.y, unsigned(shape.threads),
+                                         unsigned(shape.shared_bytes), static_cast<CUstream>(args.stream), params,
+                                         shape.pdl, shape.what));
   return workspace != nullptr ? scratch.finish(args.stream) : Status::ok();
 }
 
@@ -84,6 +73,7 @@ class SkinnyKernel final : public JitKernel {
     GEMMTUNE_ASSIGN_OR_RETURN(function_, module_.function("gemmtune_gemm_skinny", instance_.shared_bytes()));
     blocks_ = unsigned(std::max<std::int64_t>(1, (problem_.n() + instance_.block_n() - 1) / instance_.block_n()));
     pdl_ = skinny_uses_pdl(device.arch()) && launch_overlap() != LaunchOverlap::off;
+    b_early_ = pdl_ && launch_overlap() == LaunchOverlap::weights;
     // The counters start at zero, and the last slice of each block sets its own back.
     return scratch_.allocate(std::size_t(instance_.workspace_bytes(problem_.n())));
   }
@@ -100,8 +90,7 @@ class SkinnyKernel final : public JitKernel {
     }
     return enqueue_gemm(p, args, module_, scratch_,
                         {function_, {blocks_, unsigned(instance_.split_k)}, instance_.threads(), instance_.shared_bytes(),
-                         instance_.counters_offset(p.n()), pdl_, launch_overlap() == LaunchOverlap::weights,
-                         "cuLaunchKernelEx(gemmtune_gemm_skinny)"});
+                         instance_.counters_offset(p.n()), pdl_, b_early_, "cuLaunchKernelEx(gemmtune_gemm_skinny)"});
   }
 
   std::size_t workspace_bytes() const override { return scratch_.bytes(); }
@@ -113,6 +102,7 @@ class SkinnyKernel final : public JitKernel {
   CUfunction function_ = nullptr;
   unsigned blocks_ = 1;
   bool pdl_ = false;  // launched with programmatic stream serialization (the kernel has GT_PDL)
+  bool b_early_ = false;  // with pdl_: B's first batch before the wait (GEMMTUNE_PDL=weights)
   SerializedScratch scratch_;  // split-k partial sums and block counters
 };
 
@@ -139,6 +129,7 @@ class GemvKernel final : public JitKernel {
     if (ctas_per_sm == 0) return unsupported("no CTA of this gemv config fits an SM");
     grid_ = {unsigned(instance_.grid_x(problem_.n(), device.sm_count, ctas_per_sm)), unsigned(instance_.split_k)};
     pdl_ = skinny_uses_pdl(device.arch()) && launch_overlap() != LaunchOverlap::off;
+    b_early_ = pdl_ && launch_overlap() == LaunchOverlap::weights;
     // The counters start at zero, and the warp that finishes a group last sets its own back.
     return scratch_.allocate(std::size_t(instance_.workspace_bytes(problem_.n())));
   }
@@ -154,7 +145,7 @@ class GemvKernel final : public JitKernel {
     }
     return enqueue_gemm(p, args, module_, scratch_,
                         {function_, grid_, instance_.threads(), shared_bytes_, instance_.counters_offset(p.n()), pdl_,
-                         launch_overlap() == LaunchOverlap::weights, "cuLaunchKernelEx(gemmtune_gemm_gemv)"});
+                         b_early_, "cuLaunchKernelEx(gemmtune_gemm_gemv)"});
   }
 
   std::size_t workspace_bytes() const override { return scratch_.bytes(); }
@@ -167,6 +158,7 @@ class GemvKernel final : public JitKernel {
   std::int64_t shared_bytes_ = 0;
   Grid grid_;
   bool pdl_ = false;
+  bool b_early_ = false;
   SerializedScratch scratch_;  // split-k partial sums and group counters
 };
 

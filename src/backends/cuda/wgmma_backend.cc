@@ -60,6 +60,7 @@ class WgmmaKernel final : public JitKernel {
     grid_ = unsigned(clusters * w.cluster_size());
     // Split-k and stream-K: the partial sums, then one counter a tile (and consumer).
     partial_bytes_ = std::size_t(w.workspace_bytes(mapping_.m, mapping_.n, grid_));
+    overlapped_ = launch_overlap() != LaunchOverlap::off;
     return scratch_.allocate(partial_bytes_ + std::size_t(w.counter_count(mapping_.m, mapping_.n)) * sizeof(int));
   }
 
@@ -93,21 +94,9 @@ class WgmmaKernel final : public JitKernel {
     }
     // Overlapped with the previous kernel in the stream unless GEMMTUNE_PDL=off: the kernel
     // waits for it (griddepcontrol.wait) before it touches memory.
-    CUlaunchAttribute overlap{};
-    overlap.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
-    overlap.value.programmaticStreamSerializationAllowed = 1;
-    CUlaunchConfig launch{};
-    launch.gridDimX = grid_;
-    launch.gridDimY = launch.gridDimZ = 1;
-    launch.blockDimX = unsigned(w.threads());
-    launch.blockDimY = launch.blockDimZ = 1;
-    launch.sharedMemBytes = unsigned(w.shared_bytes());
-    launch.hStream = static_cast<CUstream>(args.stream);
-    const bool overlapped = launch_overlap() != LaunchOverlap::off;
-    launch.attrs = overlapped ? &overlap : nullptr;
-    launch.numAttrs = overlapped ? 1 : 0;
-    GEMMTUNE_RETURN_IF_ERROR(check_driver(driver().launch_kernel_ex(&launch, function_, params, nullptr),
-                                          "cuLaunchKernelEx(gemmtune_gemm_wgmma)"));
+    GEMMTUNE_RETURN_IF_ERROR(enqueue_launch(function_, grid_, 1, unsigned(w.threads()), unsigned(w.shared_bytes()),
+                                           static_cast<CUstream>(args.stream), params, overlapped_,
+                                           "cuLaunchKernelEx(gemmtune_gemm_wgmma)"));
     return workspace != nullptr ? scratch_.finish(args.stream) : Status::ok();
   }
 
@@ -140,6 +129,7 @@ class WgmmaKernel final : public JitKernel {
   CudaModule module_;
   CUfunction function_ = nullptr;
   unsigned grid_ = 0;
+  bool overlapped_ = false;  // launched overlapped with the previous kernel (GEMMTUNE_PDL)
   std::mutex cache_mutex_;
   OperandMaps cache_;
   std::size_t partial_bytes_ = 0;
