@@ -5,8 +5,6 @@
 namespace gemmtune::cuda {
 namespace {
 
-// Kernels that use more dynamic shared memory than this must opt in per function.
-constexpr std::int64_t kDefaultDynamicSharedBytes = 48 * 1024;
 
 template <class Fn>
 Status resolve(const char* symbol, Fn& fn) {
@@ -84,7 +82,10 @@ Status CudaModule::load(int device_index, const std::string& cubin) {
 Result<CUfunction> CudaModule::function(const char* name, std::int64_t dynamic_shared_bytes) {
   CUfunction fn = nullptr;
   GEMMTUNE_RETURN_IF_ERROR(check_driver(driver().module_get_function(&fn, module_, name), "cuModuleGetFunction"));
-  if (dynamic_shared_bytes > kDefaultDynamicSharedBytes) {
+  // A block past 48 KB of shared memory in all must opt in per function, and the static part
+  // (a kernel's own __shared__ variables) counts too: 48 KB of dynamic memory beside 4 static
+  // bytes failed to launch. Opting in for any dynamic size covers both.
+  if (dynamic_shared_bytes > 0) {
     GEMMTUNE_RETURN_IF_ERROR(check_driver(
         driver().func_set_attribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, int(dynamic_shared_bytes)),
         "cuFuncSetAttribute(max dynamic shared memory)"));
