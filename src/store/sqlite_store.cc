@@ -6,12 +6,14 @@
 // (synchronous=NORMAL loses at most recent commits on power loss, never on a process crash).
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <thread>
 
 #include "tuning_store.h"
 
@@ -82,12 +84,12 @@ class SqliteStore final : public TuningStore {
       return sqlite_error(db_, "cannot open", path_);
     }
     sqlite3_busy_timeout(db_, kBusyTimeoutMs);
-    GEMMTUNE_RETURN_IF_ERROR(exec("PRAGMA journal_mode=WAL"));
+    GEMMTUNE_RETURN_IF_ERROR(exec_waiting("PRAGMA journal_mode=WAL"));
     GEMMTUNE_RETURN_IF_ERROR(exec("PRAGMA synchronous=NORMAL"));
     GEMMTUNE_RETURN_IF_ERROR(quick_check());
     GEMMTUNE_RETURN_IF_ERROR(
-        exec("CREATE TABLE IF NOT EXISTS entries (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL, "
-             "updated_unix INTEGER NOT NULL)"));
+        exec_waiting("CREATE TABLE IF NOT EXISTS entries (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL, "
+                     "updated_unix INTEGER NOT NULL)"));
     if (get_.prepare(db_, "SELECT value FROM entries WHERE key = ?1") != SQLITE_OK ||
         put_.prepare(db_, "INSERT OR REPLACE INTO entries (key, value, updated_unix) VALUES (?1, ?2, strftime('%s','now'))") !=
             SQLITE_OK) {
@@ -172,6 +174,26 @@ class SqliteStore final : public TuningStore {
     Status status = sqlite_error(db_, std::string(sql) + " failed on", path_);
     sqlite3_free(message);
     return status;
+  }
+
+  // exec, retried while another connection holds the lock, up to the busy timeout. Switching a
+  // new file to WAL while other processes open it can answer "database is locked" at once,
+  // without the busy handler (SQLite gives up rather than risk a deadlock between two lock
+  // upgrades): eight processes opening one new store at once lost one of them about once in
+  // forty runs on a loaded 2-core VM.
+  Status exec_waiting(const char* sql) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kBusyTimeoutMs);
+    auto pause = std::chrono::milliseconds(1);
+    for (;;) {
+      const int rc = sqlite3_exec(db_, sql, nullptr, nullptr, nullptr);
+      if (rc == SQLITE_OK) return Status::ok();
+      const bool busy = rc == SQLITE_BUSY || rc == SQLITE_LOCKED;
+      if (!busy || std::chrono::steady_clock::now() >= deadline) {
+        return sqlite_error(db_, std::string(sql) + " failed on", path_);
+      }
+      std::this_thread::sleep_for(pause);
+      pause = std::min(pause * 2, std::chrono::milliseconds(50));
+    }
   }
 
   Status quick_check() {
