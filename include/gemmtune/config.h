@@ -71,8 +71,10 @@ struct KernelConfig {
   // Which of the family's kernels (see kernel_name): 0 the tensor-core kernel (mma), 1 gemv (CUDA-core
   // dot products for m ≤ 8: a warp streams a few whole rows of B with 16-byte loads).
   std::int32_t kernel = 0;
-  // gemv: 1 reads A through L1 where every warp of the SM finds it, 0 stages A's slice of k in
-  // shared memory once per CTA (see a_source_name).
+  // Where A comes from (see a_source_name). gemv: 1 reads A through L1 where every warp of the SM
+  // finds it, 0 stages A's slice of k in shared memory once per CTA. The tensor-core kernel with
+  // k_warps > 1: 0 loads each warp's A fragments into registers with its batch of B, 2 stages
+  // them in a shared-memory ring of the warp's own (frees the registers at m = 32–64).
   std::int32_t a_source = 0;
   // gemv: how many CTAs along n (see grid_name): 0 one wave that gives every warp the same number of
   // row groups (balanced); 1 as many CTAs as the SMs hold at once (fill).
@@ -94,11 +96,15 @@ struct KernelConfig {
 
 std::string_view cpu_isa_name(std::int32_t isa);
 std::string_view kernel_name(std::int32_t kernel);      // "mma", "gemv"
-std::string_view a_source_name(std::int32_t a_source);  // "smem", "l1"
+std::string_view a_source_name(std::int32_t a_source);  // "smem", "l1", "group"
 std::string_view grid_name(std::int32_t grid);          // "balanced", "fill"
 
 // KernelConfig::kernel values.
 inline constexpr std::int32_t kKernelMma = 0;
 inline constexpr std::int32_t kKernelGemv = 1;
+// KernelConfig::a_source values.
+inline constexpr std::int32_t kASourceSmem = 0;
+inline constexpr std::int32_t kASourceL1 = 1;
+inline constexpr std::int32_t kASourceGroup = 2;
 
 }  // namespace gemmtune

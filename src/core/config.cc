@@ -10,7 +10,7 @@ namespace {
 
 constexpr std::array<std::string_view, 5> kIsaNames{"generic", "avx2", "avx512", "avx512_vnni", "avx512_bf16"};
 constexpr std::array<std::string_view, 2> kKernelNames{"mma", "gemv"};
-constexpr std::array<std::string_view, 2> kASourceNames{"smem", "l1"};
+constexpr std::array<std::string_view, 3> kASourceNames{"smem", "l1", "group"};
 constexpr std::array<std::string_view, 2> kGridNames{"balanced", "fill"};
 
 // One row per field: the short name to_string() prints and parse() reads, and for an enumerated

@@ -1,5 +1,5 @@
 // Runs gemm_mma.cuh and gemm_skinny.cuh on the host: one std::thread per CUDA thread, std::barrier for
-// __syncthreads, and mma.sync modelled lane by lane on the fragment layouts of the PTX ISA
+// __syncthreads (a warp's barrier for __syncwarp, one per id for bar.sync), and mma.sync modelled lane by lane on the fragment layouts of the PTX ISA
 // ("Matrix fragments for mma.m16n8k16 / m16n8k8 / m16n8k32"). It checks the template's tiling,
 // bounds, layouts, swizzle and split-k without a GPU; it says nothing of speed, and it trusts
 // its own reading of the PTX layouts (the launch tests on a GPU check that).
@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -46,14 +47,33 @@ struct Warp {
   unsigned b[32][2];
 };
 
+// bar.sync's named barriers 1..15 of one block, each made for the thread count its first user
+// names (the kernel passes the same count every time).
+struct NamedBarriers {
+  std::mutex mutex;
+  std::unique_ptr<std::barrier<>> barriers[16];
+};
+
 struct Block {
   std::barrier<>* barrier = nullptr;
   Warp* warps = nullptr;
   unsigned* shared = nullptr;
+  NamedBarriers* named = nullptr;
 };
 inline thread_local Block block;
 
 inline unsigned* shared_words() { return block.shared; }
+
+inline void named_barrier(int id, int threads) {
+  std::barrier<>* barrier = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(block.named->mutex);
+    auto& slot = block.named->barriers[id];
+    if (!slot) slot = std::make_unique<std::barrier<>>(threads);
+    barrier = slot.get();
+  }
+  barrier->arrive_and_wait();
+}
 
 inline unsigned tf32_bits(float v) {
   unsigned bits = std::bit_cast<unsigned>(v);
@@ -123,6 +143,7 @@ void launch_grid(Kernel kernel, GtEmuDim3 grid, unsigned threads, std::size_t sh
     std::vector<unsigned> shared(shared_bytes / 4 + 1, 0xdeadbeefu);  // garbage, as on a GPU
     std::barrier<> barrier(threads);
     std::unique_ptr<Warp[]> warps(new Warp[(threads + 31) / 32]);
+    NamedBarriers named;
     std::vector<std::thread> pool;
     for (unsigned t = 0; t < threads; ++t) {
       pool.emplace_back([&, t] {
@@ -130,7 +151,7 @@ void launch_grid(Kernel kernel, GtEmuDim3 grid, unsigned threads, std::size_t sh
         blockIdx = id;
         blockDim = {threads, 1, 1};
         gridDim = grid;
-        block = {&barrier, &warps[0], shared.data()};
+        block = {&barrier, &warps[0], shared.data(), &named};
         kernel(args...);
       });
     }
@@ -148,3 +169,5 @@ void launch(Kernel kernel, unsigned grid_x, unsigned grid_z, unsigned threads, s
 }  // namespace gt_emu
 
 inline void __syncthreads() { gt_emu::block.barrier->arrive_and_wait(); }
+// A warp's lanes meet (the warp's own barrier, which its mma steps also use in the same order).
+inline void __syncwarp() { gt_emu::block.warps[threadIdx.x / 32].barrier.arrive_and_wait(); }

@@ -7,6 +7,9 @@
 #undef GT_MT
 #undef GT_WARPS
 #undef GT_KWARPS
+#undef GT_A_GROUP
+#undef GT_LDW
+#undef GT_AW_BUFFER
 #undef GT_NWARPS
 #undef GT_TILES
 #undef GT_BK

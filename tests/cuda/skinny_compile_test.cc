@@ -39,6 +39,7 @@ std::vector<CompileJob> jobs_of(const Problem& p) {
 TEST(SkinnyCompile, EveryListRowOfSixteenBitInputsCompilesToHmmaWithoutSpills) {
   std::vector<CompileJob> jobs;
   for (const Problem& p : {make(1, 4096, 4096, DType::bf16, "nt", DType::bf16),
+                           make(32, 4096, 4096, DType::bf16, "nt", DType::bf16),
                            make(64, 4096, 4096, DType::bf16, "nt", DType::bf16),
                            make(16, 4096, 4096, DType::f16, "nn", DType::f32),
                            make(5, 1000, 1001, DType::f16, "tt", DType::f16)}) {
@@ -49,6 +50,27 @@ TEST(SkinnyCompile, EveryListRowOfSixteenBitInputsCompilesToHmmaWithoutSpills) {
   const int compiled = testing::expect_all_compile(jobs, "HMMA", &compile_gemm_skinny);
   EXPECT_EQ(std::size_t(compiled), jobs.size());
   EXPECT_GE(compiled, 20);
+}
+
+// Every default row of the tensor-core kernel at the decode sizes, through ptxas's own report
+// (no cuobjdump needed): the register estimate is an upper bound for 8-warp blocks, but a block
+// of 16 warps gets at most 128 registers a thread, so A staged per group (a=group) in such a
+// block must fit there.
+TEST(SkinnyCompile, EveryDefaultRowAtTheDecodeSizesCompilesWithoutSpills) {
+  std::vector<testing::PtxasJob> jobs;
+  int staged = 0;
+  for (std::int64_t m : {8, 16, 32, 64}) {
+    const Problem p = make(m, 4096, 4096, DType::bf16, "nt", DType::bf16);
+    for (const CompileJob& job : jobs_of(p)) {
+      if (job.config.split_k > 1) continue;  // the same registers as split 1, give or take the fix-up
+      const SkinnyInstance w = skinny_instance(p, job.config);
+      jobs.push_back({job.config.to_string() + " for " + p.describe(), std::string(gemm_skinny_source()),
+                      w.options(h100().arch())});
+      staged += w.a_group;
+    }
+  }
+  EXPECT_GE(staged, 6);
+  EXPECT_EQ(testing::expect_no_spills(jobs), int(jobs.size()));
 }
 
 TEST(SkinnyCompile, SignedEightBitCompilesToImmaInBothLayouts) {

@@ -120,13 +120,19 @@ TEST(SkinnyConfigSpace, BadFieldsAreRefusedWithTheReason) {
 TEST(SkinnyConfigSpace, ThePassOfAFitsItsSharedMemoryAndTheLoadsTheirAlignment) {
   const Problem p = make(64, 4096, 4096, DType::bf16);
   int split_in_block = 0;
+  int a_group = 0;
   for (const KernelConfig& c : skinny_configs(p, SearchSpace::exhaustive, h100())) {
     const SkinnyInstance w = skinny_instance(p, c);
     if (c.k_warps > 1) {
-      // The warp groups' partial sums take the shared memory instead of A's pass.
-      EXPECT_EQ(w.shared_bytes(), std::int64_t(c.k_warps - 1) * (c.block_n / 16) * 8 * 4 * 32 * 4) << c.to_string();
+      // The warp groups' partial sums take the shared memory instead of A's pass; with A staged
+      // per group, each group's ring of two batches of A's 64 rows (row stride ≡ 16 mod 32 words).
+      const std::int64_t partials = std::int64_t(c.k_warps - 1) * (c.block_n / 16) * 8 * 4 * 32 * 4;
+      const std::int64_t words = c.block_k / 2;
+      const std::int64_t rings = std::int64_t(c.k_warps) * 2 * 64 * (words % 32 == 0 ? words + 16 : words) * 4;
+      EXPECT_EQ(w.shared_bytes(), c.a_source == kASourceGroup ? std::max(partials, rings) : partials) << c.to_string();
       EXPECT_LE(w.shared_bytes(), h100().shared_memory_per_block_optin) << c.to_string();
       ++split_in_block;
+      a_group += c.a_source == kASourceGroup;
       continue;
     }
     EXPECT_LE(w.shared_bytes(), 48 * 1024) << c.to_string();
@@ -135,9 +141,24 @@ TEST(SkinnyConfigSpace, ThePassOfAFitsItsSharedMemoryAndTheLoadsTheirAlignment) 
     EXPECT_TRUE(w.vec);
   }
   EXPECT_GT(split_in_block, 0);
+  EXPECT_GT(a_group, 0);  // at m = 64 A staged per group leaves the registers for deep batches
   ProblemSpec odd = make(3, 1000, 1001, DType::bf16).spec();  // ldb 1001: rows not 16-byte aligned
   EXPECT_FALSE(skinny_instance(*Problem::create(odd), skinny_configs(*Problem::create(odd), SearchSpace::default_space,
                                                                      h100()).at(0)).vec);
+}
+
+TEST(SkinnyConfigSpace, BothSpacesOfferAStagedPerGroupWhereItWonOnTheH100) {
+  // bench/results/2026-11-27-h100-skinny-a-group.md: 16 warps in 8 groups of two along n, A
+  // staged per group, won m = 16 (128 elements of k a batch) and m = 32 (64) at 4096×4096.
+  for (SearchSpace space : {SearchSpace::default_space, SearchSpace::exhaustive}) {
+    for (auto [m, text] : {std::pair{16, "bm=16 bn=32 bk=128 stages=2 warps=16 kw=8 splitk=1 a=group"},
+                           std::pair{32, "bm=32 bn=32 bk=64 stages=2 warps=16 kw=8 splitk=1 a=group"}}) {
+      const Problem p = make(m, 4096, 4096, DType::bf16);
+      int found = 0;
+      for (const KernelConfig& c : skinny_configs(p, space, h100())) found += c.to_string() == text;
+      EXPECT_EQ(found, 1) << text << (space == SearchSpace::exhaustive ? " (exhaustive)" : " (default)");
+    }
+  }
 }
 
 RC_GTEST_PROP(SkinnyConfigSpace, EveryOfferedConfigIsImplementable, ()) {
@@ -281,7 +302,12 @@ TEST(SkinnyConfigSpace, GemvFieldsRoundTripByName) {
   }
   EXPECT_EQ(kernel_name(kKernelGemv), "gemv");
   EXPECT_EQ(a_source_name(1), "l1");
+  EXPECT_EQ(a_source_name(kASourceGroup), "group");
   EXPECT_EQ(grid_name(0), "balanced");
+  auto group = KernelConfig::parse("bm=32 bn=32 bk=64 stages=2 warps=16 kw=8 a=group");
+  ASSERT_TRUE(group.is_ok()) << group.status().message();
+  EXPECT_EQ(group->a_source, kASourceGroup);
+  EXPECT_EQ(group->to_string(), "bm=32 bn=32 bk=64 stages=2 warps=16 kw=8 a=group");
 }
 
 TEST(SkinnyConfigSpace, BadGemvFieldsAreRefusedWithTheReason) {

@@ -10,6 +10,9 @@
 #include "cuda/h100.h"
 #include "cuda/kernel_emulation.h"
 
+// skinny_instance's pass for bf16 at five mma tiles (checked by run_and_check).
+#define GT_TEST_PASS_BF16_MT5 448
+
 // Each configuration is one inclusion of the template in its own namespace; the macros are the
 // ones skinny_instance gives for the test's problem and config (checked below).
 #define GT_IN 1
@@ -161,11 +164,74 @@ namespace emu_f16_nn_kwarps2_split3 {
 }
 #include "cuda/kernel_emulation_skinny_undef.h"
 
+// A staged per group in shared memory (GT_A_GROUP): four groups of two warps along n that meet at
+// named barriers, 37 rows of m (rows 37..39 of the ring stay zero), k's tail element by element.
+#define GT_IN 1
+#define GT_OUT 2
+#define GT_A_KCONTIG 1
+#define GT_B_KCONTIG 1
+#define GT_MT 5
+#define GT_WARPS 8
+#define GT_KWARPS 4
+#define GT_A_GROUP 1
+#define GT_TILES 1
+#define GT_BK 64
+#define GT_STAGES 2
+#define GT_PASS GT_TEST_PASS_BF16_MT5
+#define GT_SPLIT_K 1
+#define GT_VEC 1
+namespace emu_bf16_nt_agroup4 {
+#include "backends/cuda/kernels/gemm_skinny.cuh"
+}
+#include "cuda/kernel_emulation_skinny_undef.h"
+
+// A column-major staged per group of two warps (every vector element by element), one stage, split k.
+#define GT_IN 3
+#define GT_OUT 3
+#define GT_A_KCONTIG 0
+#define GT_B_KCONTIG 1
+#define GT_MT 2
+#define GT_WARPS 4
+#define GT_KWARPS 2
+#define GT_A_GROUP 1
+#define GT_TILES 2
+#define GT_BK 128
+#define GT_STAGES 1
+#define GT_PASS 2048
+#define GT_SPLIT_K 2
+#define GT_VEC 0
+namespace emu_s8_tt_agroup2_split2 {
+#include "backends/cuda/kernels/gemm_skinny.cuh"
+}
+#include "cuda/kernel_emulation_skinny_undef.h"
+
+// nn, beta, A staged per group of one warp (__syncwarp), groups with no batch.
+#define GT_IN 0
+#define GT_OUT 0
+#define GT_A_KCONTIG 1
+#define GT_B_KCONTIG 0
+#define GT_MT 2
+#define GT_WARPS 2
+#define GT_KWARPS 2
+#define GT_A_GROUP 1
+#define GT_TILES 4
+#define GT_BK 32
+#define GT_STAGES 2
+#define GT_PASS 1024
+#define GT_SPLIT_K 3
+#define GT_VEC 1
+namespace emu_f16_nn_agroup2_split3 {
+#include "backends/cuda/kernels/gemm_skinny.cuh"
+}
+#include "cuda/kernel_emulation_skinny_undef.h"
+
 namespace gemmtune::cuda {
 namespace {
 
-KernelConfig config(const Problem& p, int warps, int tiles, int block_k, int stages, int split_k, int k_warps = 0) {
+KernelConfig config(const Problem& p, int warps, int tiles, int block_k, int stages, int split_k, int k_warps = 0,
+                    bool a_group = false) {
   KernelConfig c;
+  c.a_source = a_group ? kASourceGroup : kASourceSmem;
   c.block_m = int((p.m() + 7) / 8 * 8);
   c.warps = warps;
   c.k_warps = k_warps;
@@ -178,6 +244,7 @@ KernelConfig config(const Problem& p, int warps, int tiles, int block_k, int sta
 
 struct Macros {
   int mt, pass, vec;
+  int a_group = 0;
 };
 
 // Launches one emulated instantiation the way SkinnyKernel::run does, then checks C.
@@ -190,6 +257,7 @@ void run_and_check(void (*gemm)(const In*, const In*, Out*, Acc*, int*, long lon
   ASSERT_EQ(w.mt, macros.mt);
   ASSERT_EQ(w.pass, macros.pass);
   ASSERT_EQ(int(w.vec), macros.vec);
+  ASSERT_EQ(int(w.a_group), macros.a_group);
 
   TestBuffers buffers(p, 11);
   const Reference reference = compute_reference(p, buffers);
@@ -259,6 +327,31 @@ TEST(SkinnyKernelEmulation, F16NnWarpGroupsAlongKWithBetaAndEmptyRuns) {
   // three slices of two groups, so some groups have no batch.
   const Problem p = testing::test_problem(13, 136, 104, DType::f16, "nn", DType::f32, 0.5, 144);
   run_and_check(emu_f16_nn_kwarps2_split3::gemmtune_gemm_skinny, p, config(p, 2, 4, 32, 2, 3, 2), {2, 1024, 1});
+}
+
+TEST(SkinnyKernelEmulation, GroupsStageAInSharedMemoryWithRowsPastMAndAKTail) {
+  // k = 600: nine batches of 64 and a partial one over four groups; m = 37 in five mma tiles.
+  const Problem p = testing::test_problem(37, 100, 600, DType::bf16, "nt", DType::bf16, 0.0);
+  run_and_check(emu_bf16_nt_agroup4::gemmtune_gemm_skinny, p, config(p, 8, 1, 64, 2, 1, 4, true),
+                {5, GT_TEST_PASS_BF16_MT5, 1, 1});
+}
+
+TEST(SkinnyKernelEmulation, Int8ColumnMajorAStagedPerGroupAndSplitKIsExact) {
+  const Problem p = testing::test_problem(9, 70, 333, DType::s8, "tt", DType::s32, 1.0);
+  run_and_check(emu_s8_tt_agroup2_split2::gemmtune_gemm_skinny, p, config(p, 4, 2, 128, 1, 2, 2, true),
+                {2, 2048, 0, 1});
+}
+
+TEST(SkinnyKernelEmulation, F16NnAStagedPerOneWarpGroupWithBetaAndEmptyRuns) {
+  const Problem p = testing::test_problem(13, 136, 104, DType::f16, "nn", DType::f32, 0.5, 144);
+  run_and_check(emu_f16_nn_agroup2_split3::gemmtune_gemm_skinny, p, config(p, 2, 4, 32, 2, 3, 2, true),
+                {2, 1024, 1, 1});
+}
+
+TEST(SkinnyKernelEmulation, AStagedPerGroupNeedsWarpsThatSplitK) {
+  const Problem p = testing::test_problem(9, 70, 333, DType::bf16, "nt", DType::bf16, 0.0);
+  EXPECT_FALSE(check_skinny_config_shape(config(p, 4, 1, 64, 2, 1, 0, true), p).is_ok());
+  EXPECT_TRUE(check_skinny_config_shape(config(p, 4, 1, 64, 2, 1, 2, true), p).is_ok());
 }
 
 }  // namespace

@@ -48,7 +48,13 @@ int ctas_per_sm(const SkinnyInstance& w, const CudaInfo& device) {
 }  // namespace
 
 std::int64_t SkinnyInstance::shared_bytes() const {
-  if (k_warps > 1) return std::int64_t(k_warps - 1) * n_warps() * tiles * mt * 4 * 32 * 4;
+  if (k_warps > 1) {
+    const std::int64_t partials = std::int64_t(k_warps - 1) * n_warps() * tiles * mt * 4 * 32 * 4;
+    if (!a_group) return partials;
+    const int bkw = block_k / elements_per_word();
+    const std::int64_t row_words = bkw % 32 == 0 ? bkw + 16 : bkw;  // the kernel's GT_LDW
+    return std::max(partials, std::int64_t(k_warps) * 2 * 8 * mt * row_words * 4);
+  }
   return std::int64_t(8 * mt) * (pass / elements_per_word() + 16) * 4;
 }
 
@@ -65,7 +71,7 @@ int SkinnyInstance::registers_estimate() const {
   // nt: two 16-byte rows per tile and chunk; nn: 4·EPW k rows of 8 n per chunk (32 words), and
   // the 32 words permuted from them.
   int batch = b_kcontig ? tiles * chunks * 8 : chunks * 32;
-  if (k_warps > 1) batch += chunks * mt * 4;  // A's fragments travel with the batch
+  if (k_warps > 1 && !a_group) batch += chunks * mt * 4;  // A's fragments travel with the batch
   return stages * batch + tiles * mt * 4 + mt * 4 + (b_kcontig ? 0 : 32) + kRegisterOverhead;
 }
 
@@ -81,6 +87,7 @@ std::vector<std::string> SkinnyInstance::options(const std::string& arch) const 
           define("GT_MT", mt),
           define("GT_WARPS", warps),
           define("GT_KWARPS", k_warps),
+          define("GT_A_GROUP", a_group),
           define("GT_TILES", tiles),
           define("GT_BK", block_k),
           define("GT_STAGES", stages),
@@ -105,6 +112,7 @@ SkinnyInstance skinny_instance(const Problem& p, const KernelConfig& c) {
   w.mt = std::max(1, c.block_m / 8);
   w.warps = std::max(1, c.warps);
   w.k_warps = std::clamp(c.k_warps, 1, w.warps);
+  w.a_group = c.a_source == kASourceGroup && w.k_warps > 1;
   w.tiles = std::max(1, c.block_n / (16 * w.n_warps()));
   w.block_k = c.block_k;
   w.stages = c.stages;
@@ -130,11 +138,13 @@ const std::vector<SkinnyListEntry>& skinny_default_list() {
   // m 8 and 16: the 8-warp, 16-row, 64-word row best at 4096×4096, the 4-warp one at 14336×4096;
   // one stage, and 16 warps of 32 words, best at m = 16).
   // The rows after them are the one-group kernel's, for m = 64 and nn, where the groups' A
-  // fragments and partial sums cost more registers than the rows allow.
+  // fragments and partial sums cost more registers than the rows allow. Last, warps that split
+  // k with A staged per group in shared memory (a=group), for m = 32 and 64.
   static const std::vector<SkinnyListEntry> list = {
       {8, 1, 64, 2, 8},   {8, 1, 32, 2, 8}, {8, 1, 64, 1, 8}, {16, 1, 32, 1, 16}, {4, 1, 64, 2, 4},
       {4, 1, 64, 1, 4},   {8, 2, 64, 2, 4}, {4, 2, 32, 2, 4}, {8, 4, 16, 2, 4},   {4, 1, 64, 2},
       {4, 2, 32, 2},      {8, 1, 32, 2},    {4, 4, 16, 2},    {4, 4, 32, 1},
+      {16, 1, 64, 2, 8, true}, {16, 1, 32, 2, 8, true},
   };
   return list;
 }
@@ -151,6 +161,15 @@ std::vector<SkinnyListEntry> skinny_exhaustive_entries() {
       for (int tiles : {1, 2, 4})
         for (int words : {16, 32, 64})
           for (int stages : {1, 2}) entries.push_back({warps, tiles, words, stages, k_warps});
+  // The same with A staged per group in shared memory, which frees the registers for deeper
+  // batches of B (64 words of k at m = 32 and 64), groups of one to four warps along n.
+  for (int warps : {4, 8, 16})
+    for (int k_warps : {warps / 4, warps / 2, warps})
+      for (int tiles : {1, 2})
+        for (int words : {32, 64})
+          for (int stages : {1, 2}) {
+            if (k_warps > 1) entries.push_back({warps, tiles, words, stages, k_warps, true});
+          }
   return entries;
 }
 
@@ -171,9 +190,12 @@ Status check_skinny_problem(const Problem& p) {
 Status check_skinny_config_shape(const KernelConfig& c, const Problem& p) {
   if (c.algo != 0 || c.micro_m != 0 || c.micro_n != 0 || c.threads != 0 || c.isa != 0 || c.group_m != 0 ||
       c.cluster_m != 0 || c.cluster_n != 0 || c.swap_ab != 0 || c.pingpong != 0 || c.kernel != kKernelMma ||
-      c.a_source != 0 || c.grid != 0) {
+      (c.a_source != 0 && c.a_source != kASourceGroup) || c.grid != 0) {
     return invalid_argument("the skinny family's tensor-core kernel's fields are block_m, block_n, block_k, stages, "
-                            "warps, k_warps and split_k");
+                            "warps, k_warps, a_source (smem or group) and split_k");
+  }
+  if (c.a_source == kASourceGroup && c.k_warps <= 1) {
+    return unsupported("a_source group stages A for warps that split k: k_warps must be 2 or more");
   }
   if (c.block_m % 8 != 0 || c.block_m < 8 || c.block_m > kSkinnyMaxRows || c.block_m < p.m()) {
     return unsupported("block_m " + text(c.block_m) + " must be a multiple of 8 from m (" + text(p.m()) + ") to " +
@@ -256,6 +278,7 @@ std::vector<KernelConfig> skinny_mma_configs(const Problem& p, SearchSpace space
     c.block_n = e.warps / std::max(1, e.k_warps) * 16 * e.tiles;
     c.block_k = e.block_k_words * epw;
     c.stages = e.stages;
+    c.a_source = e.a_group ? kASourceGroup : kASourceSmem;
     c.split_k = 1;
     if (!check_skinny_config_shape(c, p).is_ok()) continue;
     const SkinnyInstance w = skinny_instance(p, c);

@@ -9,6 +9,9 @@
 //   warps    warps per CTA
 //   k_warps  groups of the CTA's warps that split its k (block_n counts one group's rows); each
 //            reads A straight from global memory, and the groups add up in shared memory
+//   a_source with k_warps > 1: 0 A's fragments load into registers with each batch of B; 2
+//            ("group") each group of warps stages its A batches in a shared-memory ring that
+//            its warps along n share
 //   split_k  slices of k, summed inside the launch by the block's last slice
 #pragma once
 
@@ -33,12 +36,14 @@ struct SkinnyInstance {
   bool a_kcontig = true, b_kcontig = true;
   int mt = 1, warps = 4, k_warps = 1, tiles = 1, block_k = 0, stages = 1, pass = 0, split_k = 1;
   bool vec = true;
+  bool a_group = false;  // A staged per group of warps in shared memory (k_warps > 1)
 
   int elements_per_word() const { return in_code == 3 ? 4 : 2; }
   int n_warps() const { return warps / k_warps; }
   int block_n() const { return n_warps() * 16 * tiles; }
   int threads() const { return warps * 32; }
-  // A's pass (k_warps 1), or the k groups' partial sums (k_warps > 1).
+  // A's pass (k_warps 1), or the k groups' partial sums (k_warps > 1), or the groups' A rings
+  // where they need more (a_group).
   std::int64_t shared_bytes() const;
   // Partial sums and one counter per block of n, for split_k > 1.
   std::int64_t workspace_bytes(std::int64_t n) const;
@@ -59,12 +64,13 @@ bool skinny_uses_pdl(const std::string& arch);
 struct SkinnyListEntry {
   int warps, tiles, block_k_words, stages;
   int k_warps = 1;
+  bool a_group = false;
 };
 const std::vector<SkinnyListEntry>& skinny_default_list();
 std::vector<SkinnyListEntry> skinny_exhaustive_entries();
 
 inline constexpr std::size_t kSkinnyDefaultCap = 42;
-inline constexpr std::size_t kSkinnyExhaustiveCap = 640;
+inline constexpr std::size_t kSkinnyExhaustiveCap = 1024;
 
 // Ok when the template computes this problem (m ≤ 64, dtypes), else why not.
 Status check_skinny_problem(const Problem& problem);

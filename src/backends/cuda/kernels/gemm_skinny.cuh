@@ -20,7 +20,11 @@
 // warps over the same rows of n, each a contiguous run of batches). Each warp then reads its A
 // fragments straight from global memory (through L1, with its batch of B) instead of a shared
 // pass, and the groups' sums meet in shared memory at the end, in group order: a CTA can stream
-// a long run of k with many loads in flight and no split-k traffic through L2.
+// a long run of k with many loads in flight and no split-k traffic through L2. With GT_A_GROUP
+// each group stages its batches of A in a ring of two buffers in shared memory instead (copied
+// by the group's warps with cp.async, no registers), and its warps read a chunk's fragments from
+// there just before the mma: at m = 32–64 A's fragments would otherwise take the registers that
+// keep B's batches deep, and the group's warps along n share one copy.
 //
 // The grid is (blocks of GT_BN rows of n) × GT_SPLIT_K slices of k, sized by the config space so
 // that every SM has several CTAs streaming. With slices, each writes its partial sums to the
@@ -35,6 +39,8 @@
 //   GT_MT        8-column mma tiles of m (m ≤ 8·GT_MT ≤ 64)
 //   GT_WARPS     warps per CTA
 //   GT_KWARPS    groups of warps that split the CTA's k (1: none; divides GT_WARPS)
+//   GT_A_GROUP   1 (with GT_KWARPS > 1): each group of warps stages its A batches in a shared-
+//                memory ring; 0: each warp's A fragments load straight into registers with B's
 //   GT_TILES     16-row tiles of n per warp (nt: 1, 2 or 4; nn: 4)
 //   GT_BK        k elements of one register batch: a multiple of 16 words (32 of f16/bf16, 64 of s8)
 //   GT_STAGES    1: load a batch, then multiply it; 2: the next batch's loads are in flight meanwhile
@@ -90,6 +96,12 @@ typedef unsigned short gt_out_t;
 #if GT_KWARPS < 1 || GT_WARPS % GT_KWARPS != 0
 #error "GT_KWARPS must divide GT_WARPS"
 #endif
+#if GT_A_GROUP && GT_KWARPS < 2
+#error "GT_A_GROUP stages A for warps that split k: GT_KWARPS > 1"
+#endif
+#if GT_A_GROUP && GT_NWARPS > 1 && GT_KWARPS > 15
+#error "GT_A_GROUP: one named barrier a group, 15 at most"
+#endif
 #if GT_B_KCONTIG == 0 && GT_TILES != 4
 #error "the nn layout takes 64 rows of n per warp (GT_TILES 4)"
 #endif
@@ -117,6 +129,10 @@ __device__ __forceinline__ gt_u32x4 gt_load_stream16(const void* p) {
 __device__ __forceinline__ void gt_load_stream8(gt_u32 (&out)[2], const void* p) { std::memcpy(out, p, sizeof out); }
 __device__ __forceinline__ void gt_launch_dependents() {}
 __device__ __forceinline__ void gt_wait_for_previous_grid() {}
+__device__ __forceinline__ void gt_copy_async16(gt_u32* dst_shared, const void* src) { std::memcpy(dst_shared, src, 16); }
+__device__ __forceinline__ void gt_copy_async_commit() {}
+__device__ __forceinline__ void gt_copy_async_wait_prior() {}
+__device__ __forceinline__ void gt_named_sync(int id, int threads) { gt_emu::named_barrier(id, threads); }
 __device__ __forceinline__ gt_acc_t gt_load_partial(const gt_acc_t* p) { return *(const volatile gt_acc_t*)p; }
 __device__ __forceinline__ unsigned short gt_f32_to_f16(float v) { return gt_emu::f16_bits(v); }
 __device__ __forceinline__ unsigned short gt_f32_to_bf16(float v) { return gt_emu::bf16_bits(v); }
@@ -161,6 +177,20 @@ __device__ __forceinline__ gt_acc_t gt_load_partial(const gt_acc_t* p) {
 }
 __device__ __forceinline__ void gt_load_stream8(gt_u32 (&out)[2], const void* p) {
   asm("ld.global.nc.L1::no_allocate.v2.u32 {%0,%1}, [%2];" : "=r"(out[0]), "=r"(out[1]) : "l"(p));
+}
+// 16 bytes global → shared without registers, cached in L1 (the SM's other warps on the same
+// run of k read the same A); complete once a later wait names its group.
+__device__ __forceinline__ void gt_copy_async16(gt_u32* dst_shared, const void* src) {
+  unsigned dst;
+  asm volatile("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(dst) : "l"(dst_shared));
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(src) : "memory");
+}
+__device__ __forceinline__ void gt_copy_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+// Every group of this thread's copies but the newest has landed.
+__device__ __forceinline__ void gt_copy_async_wait_prior() { asm volatile("cp.async.wait_group 1;" ::: "memory"); }
+// The `threads` threads (whole warps) that name barrier `id` (1..15; 0 is __syncthreads') meet.
+__device__ __forceinline__ void gt_named_sync(int id, int threads) {
+  asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
 }
 // Programmatic dependent launch (no-ops without GT_PDL, or where the launch did not ask for it).
 __device__ __forceinline__ void gt_launch_dependents() {
@@ -388,15 +418,16 @@ __device__ __forceinline__ void gt_chunk_mma(const GtBatch& batch, int ch, const
   }
 }
 
-// The tensor-core work of one batch with A in shared memory; a_s points at the batch's first
-// word of row 0 of A.
+// The tensor-core work of one batch with A in shared memory, LD words a row; a_s points at the
+// batch's first word of row 0 of A.
+template <int LD>
 __device__ __forceinline__ void gt_batch_mma(const GtBatch& batch, const gt_u32* a_s, int g, int c,
                                              gt_acc_t (&acc)[GT_TILES][GT_MT][4]) {
 #pragma unroll
   for (int ch = 0; ch < GT_CHUNKS; ++ch) {
     gt_u32x4 act[GT_MT];
 #pragma unroll
-    for (int j = 0; j < GT_MT; ++j) act[j] = *(const gt_u32x4*)(a_s + (8 * j + g) * GT_LDS + ch * 16 + 4 * c);
+    for (int j = 0; j < GT_MT; ++j) act[j] = *(const gt_u32x4*)(a_s + (8 * j + g) * LD + ch * 16 + 4 * c);
     gt_chunk_mma(batch, ch, act, acc);
   }
 }
@@ -437,6 +468,61 @@ __device__ __forceinline__ void gt_batch_mma_direct(const GtBatch& batch, const 
                                                     gt_acc_t (&acc)[GT_TILES][GT_MT][4]) {
 #pragma unroll
   for (int ch = 0; ch < GT_CHUNKS; ++ch) gt_chunk_mma(batch, ch, acts.act[ch], acc);
+}
+#endif
+
+#if GT_A_GROUP
+// A group's ring: two buffers of A's rows, GT_LDW words a row. A stride ≡ 16 (mod 32) words (or
+// 16 words itself) puts the 16-byte fragment reads of a quarter warp (rows g and g+1, words
+// 4c..4c+3) in 32 distinct banks.
+#define GT_LDW (GT_BKW % 32 == 0 ? GT_BKW + 16 : GT_BKW)
+#define GT_AW_BUFFER (GT_MPAD * GT_LDW)
+
+// The warps of one group meet: its ring changes hands.
+__device__ __forceinline__ void gt_group_sync(int group) {
+#if GT_NWARPS == 1
+  (void)group;
+  __syncwarp();
+#else
+  gt_named_sync(1 + group, GT_NWARPS * 32);
+#endif
+}
+
+// Rows m..GT_MPAD of both buffers are zeros for good: the copies only touch rows below m. `t`:
+// the thread's index within its group.
+__device__ __forceinline__ void gt_zero_a_ring(gt_u32* ring, long long m, int t) {
+  const int first = m < GT_MPAD ? (int)m : GT_MPAD;
+  for (int idx = first * GT_LDW + t; idx < GT_AW_BUFFER; idx += GT_NWARPS * 32) {
+    ring[idx] = 0;
+    ring[GT_AW_BUFFER + idx] = 0;
+  }
+}
+
+// The batch at k `kb` of A's rows below m into `buf`, k past the end as zeros, by the group's
+// threads (`t` this one's index among them). `k_inside` (the whole batch inside k) with 16-byte
+// rows copies asynchronously; the rest loads element by element and stores at once.
+__device__ __forceinline__ void gt_stage_a(gt_u32* buf, const gt_in_t* a, long long lda, long long m, long long k,
+                                           long long kb, int t, bool k_inside) {
+  constexpr int kVectors = GT_BKW / 4;  // of one row
+  const int rows = m < GT_MPAD ? (int)m : GT_MPAD;
+  for (int idx = t; idx < rows * kVectors; idx += GT_NWARPS * 32) {
+    const int row = idx / kVectors;
+    const int w = (idx % kVectors) * 4;
+    const long long kk = kb + (long long)w * GT_EPW;
+    gt_u32* dst = buf + row * GT_LDW + w;
+#if GT_A_KCONTIG
+    if (GT_VEC && k_inside) {
+      gt_copy_async16(dst, a + row * lda + kk);
+      continue;
+    }
+    gt_u32x4 v;
+    gt_load_elements<4>(v.w, a + row * lda + kk, 1, kk, k);
+#else
+    gt_u32x4 v;
+    gt_load_elements<4>(v.w, a + kk * lda + row, lda, kk, k);
+#endif
+    *(gt_u32x4*)dst = v;
+  }
 }
 #endif
 
@@ -538,10 +624,10 @@ GT_KERNEL_LINKAGE __global__ void __launch_bounds__(GT_THREADS)
       if (i + 1 < last) {
         gt_load_batch(next, b, ldb, n, k, row0, (i + 1) * GT_BK, g, c4, rows_inside && i + 1 < full_batches);
       }
-      gt_batch_mma(current, a_s + in_pass * GT_BKW, g, c4, acc);
+      gt_batch_mma<GT_LDS>(current, a_s + in_pass * GT_BKW, g, c4, acc);
       current = next;
 #else
-      gt_batch_mma(current, a_s + in_pass * GT_BKW, g, c4, acc);
+      gt_batch_mma<GT_LDS>(current, a_s + in_pass * GT_BKW, g, c4, acc);
       if (i + 1 < last) {
         gt_load_batch(current, b, ldb, n, k, row0, (i + 1) * GT_BK, g, c4, rows_inside && i + 1 < full_batches);
       }
@@ -550,9 +636,53 @@ GT_KERNEL_LINKAGE __global__ void __launch_bounds__(GT_THREADS)
   }
   const bool owner = true;
 #else
-  // This warp group's run of the slice's batches; A's fragments come with each batch of B.
+  // This warp group's run of the slice's batches.
   const long long wfirst = first + (last - first) * wk / GT_KWARPS;
   const long long wlast = first + (last - first) * (wk + 1) / GT_KWARPS;
+#if GT_A_GROUP
+  // A's batches go through the group's ring: batch i + 1's copies are in flight while batch i's
+  // tensor-core work reads the other buffer.
+  gt_u32* ring = a_s + (long long)wk * 2 * GT_AW_BUFFER;
+  const int t = wn * 32 + lane;  // the thread's index within its group
+  gt_zero_a_ring(ring, m, t);
+  GtBatch current;
+  if (wfirst < wlast) {
+    gt_load_batch(current, b, ldb, n, k, row0, wfirst * GT_BK, g, c4, rows_inside && wfirst < full_batches);
+  }
+  gt_wait_for_previous_grid();  // A, C, the workspace and the counters may be the previous kernel's
+  if (wfirst < wlast) gt_stage_a(ring, a, lda, m, k, wfirst * GT_BK, t, wfirst < full_batches);
+  gt_copy_async_commit();
+  // Every group steps as often as the longest run, idle past its own, so that all meet at their
+  // barriers equally often (compute-sanitizer's racecheck reported hazards on the rings when
+  // groups of one block ran 2 and 3 batches, and none when the runs were equal).
+  const long long steps = (last - first + GT_KWARPS - 1) / GT_KWARPS;
+  for (long long step = 0; step < steps; ++step) {
+    const long long i = wfirst + step;
+    const gt_u32* now = ring + ((i - wfirst) & 1) * GT_AW_BUFFER;
+    gt_u32* after = ring + ((i - wfirst + 1) & 1) * GT_AW_BUFFER;
+#if GT_STAGES >= 2
+    GtBatch next;
+    if (i + 1 < wlast) {
+      gt_load_batch(next, b, ldb, n, k, row0, (i + 1) * GT_BK, g, c4, rows_inside && i + 1 < full_batches);
+    }
+#endif
+    if (i + 1 < wlast) gt_stage_a(after, a, lda, m, k, (i + 1) * GT_BK, t, i + 1 < full_batches);
+    gt_copy_async_commit();  // an empty group on the last batch keeps the count of groups
+    gt_copy_async_wait_prior();
+    gt_group_sync(wk);  // every thread's copies of batch i have landed
+    if (i < wlast) gt_batch_mma<GT_LDW>(current, now, g, c4, acc);
+    gt_group_sync(wk);  // every warp of the group is done with `now` before it is staged again
+#if GT_STAGES >= 2
+    current = next;
+#else
+    if (i + 1 < wlast) {
+      gt_load_batch(current, b, ldb, n, k, row0, (i + 1) * GT_BK, g, c4, rows_inside && i + 1 < full_batches);
+    }
+#endif
+  }
+  __syncthreads();  // the partial sums below reuse the rings of warps that may still be reading
+#else
+  // A's fragments come with each batch of B.
   GtBatch current;
   GtActs current_a;
   if (wfirst < wlast) {
@@ -581,6 +711,7 @@ GT_KERNEL_LINKAGE __global__ void __launch_bounds__(GT_THREADS)
 #endif
     }
   }
+#endif
   // The groups' sums meet in shared memory ([group - 1][warp along n][accumulator][lane], so a
   // warp's 32 lanes touch 32 banks); group 0 adds them in group order and goes on alone.
   gt_acc_t* partial = (gt_acc_t*)a_s;
