@@ -84,12 +84,12 @@ class SqliteStore final : public TuningStore {
       return sqlite_error(db_, "cannot open", path_);
     }
     sqlite3_busy_timeout(db_, kBusyTimeoutMs);
-    GEMMTUNE_RETURN_IF_ERROR(exec_waiting("PRAGMA journal_mode=WAL"));
+    GEMMTUNE_RETURN_IF_ERROR(exec("PRAGMA journal_mode=WAL"));
     GEMMTUNE_RETURN_IF_ERROR(exec("PRAGMA synchronous=NORMAL"));
     GEMMTUNE_RETURN_IF_ERROR(quick_check());
     GEMMTUNE_RETURN_IF_ERROR(
-        exec_waiting("CREATE TABLE IF NOT EXISTS entries (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL, "
-                     "updated_unix INTEGER NOT NULL)"));
+        exec("CREATE TABLE IF NOT EXISTS entries (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL, "
+             "updated_unix INTEGER NOT NULL)"));
     if (get_.prepare(db_, "SELECT value FROM entries WHERE key = ?1") != SQLITE_OK ||
         put_.prepare(db_, "INSERT OR REPLACE INTO entries (key, value, updated_unix) VALUES (?1, ?2, strftime('%s','now'))") !=
             SQLITE_OK) {
@@ -168,20 +168,12 @@ class SqliteStore final : public TuningStore {
     return Status::ok();
   }
 
+  // One statement, retried while another connection holds the lock, up to the busy timeout.
+  // The busy handler covers most waits, but switching a new file to WAL while other processes
+  // open it answers "database is locked" at once (SQLite gives up rather than risk a deadlock
+  // between two lock upgrades): eight processes opening one new store at once lost one of them
+  // about once in forty runs on a loaded 2-core VM.
   Status exec(const char* sql) {
-    char* message = nullptr;
-    if (sqlite3_exec(db_, sql, nullptr, nullptr, &message) == SQLITE_OK) return Status::ok();
-    Status status = sqlite_error(db_, std::string(sql) + " failed on", path_);
-    sqlite3_free(message);
-    return status;
-  }
-
-  // exec, retried while another connection holds the lock, up to the busy timeout. Switching a
-  // new file to WAL while other processes open it can answer "database is locked" at once,
-  // without the busy handler (SQLite gives up rather than risk a deadlock between two lock
-  // upgrades): eight processes opening one new store at once lost one of them about once in
-  // forty runs on a loaded 2-core VM.
-  Status exec_waiting(const char* sql) {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kBusyTimeoutMs);
     auto pause = std::chrono::milliseconds(1);
     for (;;) {

@@ -139,7 +139,7 @@ const std::vector<SkinnyListEntry>& skinny_default_list() {
   // one stage, and 16 warps of 32 words, best at m = 16).
   // The rows after them are the one-group kernel's, for m = 64 and nn, where the groups' A
   // fragments and partial sums cost more registers than the rows allow. Last, warps that split
-  // k with A staged per group in shared memory (a=group), for m = 32 and 64.
+  // k with A staged per group in shared memory (a=group), for m = 16 and 32.
   static const std::vector<SkinnyListEntry> list = {
       {8, 1, 64, 2, 8},   {8, 1, 32, 2, 8}, {8, 1, 64, 1, 8}, {16, 1, 32, 1, 16}, {4, 1, 64, 2, 4},
       {4, 1, 64, 1, 4},   {8, 2, 64, 2, 4}, {4, 2, 32, 2, 4}, {8, 4, 16, 2, 4},   {4, 1, 64, 2},
@@ -190,7 +190,7 @@ Status check_skinny_problem(const Problem& p) {
 Status check_skinny_config_shape(const KernelConfig& c, const Problem& p) {
   if (c.algo != 0 || c.micro_m != 0 || c.micro_n != 0 || c.threads != 0 || c.isa != 0 || c.group_m != 0 ||
       c.cluster_m != 0 || c.cluster_n != 0 || c.swap_ab != 0 || c.pingpong != 0 || c.kernel != kKernelMma ||
-      (c.a_source != 0 && c.a_source != kASourceGroup) || c.grid != 0) {
+      (c.a_source != kASourceSmem && c.a_source != kASourceGroup) || c.grid != 0) {
     return invalid_argument("the skinny family's tensor-core kernel's fields are block_m, block_n, block_k, stages, "
                             "warps, k_warps, a_source (smem or group) and split_k");
   }

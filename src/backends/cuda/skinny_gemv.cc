@@ -68,7 +68,7 @@ KernelConfig config_of(const GemvListEntry& e, const Problem& p) {
   c.block_k = e.steps * step_elements_of(p);
   c.stages = e.stages;
   c.split_k = 1;
-  c.a_source = e.a_shared ? 0 : 1;
+  c.a_source = e.a_shared ? kASourceSmem : kASourceL1;
   return c;
 }
 
@@ -136,7 +136,7 @@ GemvInstance gemv_instance(const Problem& p, const KernelConfig& c) {
   g.rows_b = std::max(1, c.block_n / g.warps);
   g.steps = std::max(1, c.block_k / step_elements_of(p));
   g.stages = c.stages;
-  g.a_shared = c.a_source == 0;
+  g.a_shared = c.a_source == kASourceSmem;
   g.split_k = std::max(1, c.split_k);
   g.fill = c.grid == 1;
   return g;
@@ -203,7 +203,7 @@ Status check_gemv_config_shape(const KernelConfig& c, const Problem& p) {
   if (c.block_k != steps * step || (steps != 1 && steps != 2 && steps != 4)) {
     return unsupported("block_k " + text(c.block_k) + " must be 1, 2 or 4 steps of " + text(step));
   }
-  if (c.a_source != 0 && c.a_source != 1) return unsupported("a_source must be smem or l1");
+  if (c.a_source != kASourceSmem && c.a_source != kASourceL1) return unsupported("a_source must be smem or l1");
   if (c.grid != 0 && c.grid != 1) return unsupported("grid must be balanced or fill");
   GEMMTUNE_RETURN_IF_ERROR(check_skinny_stages(c.stages));
   if (c.split_k < 1) return unsupported("split_k must be 1 or more");
