@@ -103,6 +103,24 @@ TEST(WgmmaCompile, WaveFittedWidthsCompileWithoutSpills) {
   EXPECT_EQ(testing::expect_no_spills(jobs), 8);
 }
 
+// The tallest swapped tile that splits a mid m evenly: 256 rows in two consumers of two 64-row
+// slices, up to 152 columns (2 × 76 accumulators a thread, over the 128 of any other tile), in
+// every dtype: 270 and 300 rows, as offered at 270×14336 and 300×14336 (s8's 300 rows take
+// 160 columns, which are not offered).
+TEST(WgmmaCompile, TallSwappedMidMTilesCompileWithoutSpills) {
+  std::vector<testing::PtxasJob> jobs;
+  for (auto [type, out] : {std::pair{DType::bf16, DType::bf16}, std::pair{DType::f16, DType::f32},
+                           std::pair{DType::s8, DType::s32}, std::pair{DType::f32, DType::f32}}) {
+    for (std::int64_t m : {270, 300}) {
+      const Problem p = make(m, 14336, 4096, type, "nt", out);
+      for (const KernelConfig& c : wgmma_configs(p, SearchSpace::default_space, h100())) {
+        if (c.swap_ab && c.block_m == 256) jobs.push_back(ptxas_job(p, c));
+      }
+    }
+  }
+  EXPECT_EQ(testing::expect_no_spills(jobs), 7);
+}
+
 TEST(WgmmaCompile, ASecondCompileOfTheSameInstanceComesFromTheCache) {
   testing::use_fresh_cubin_cache();
   const Problem p = make(256, 256, 256, DType::bf16, "nt", DType::bf16);

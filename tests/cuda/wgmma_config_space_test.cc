@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <set>
+#include <string>
 
 #include "backends/cuda/kernels/wgmma_stream_k.cuh"
 #include "backends/cuda/wgmma_backend.h"
@@ -66,26 +67,32 @@ TEST(WgmmaConfigSpace, LargeProblemsGetTheUnswappedListAndSmallMTheSwappedRowsTo
 
 // Between 256 and 512 rows swapped tiles split m evenly (n' = m): 300 rows are two tiles of
 // 152 (bf16), of 160 for s8 (its n steps by 16); 304 rows of a column-major A (B' n-major,
-// 64-column chunks) two of 192.
+// 64-column chunks) two of 192. Each is offered 64 rows tall (alone, and in a cluster of the
+// two CTAs that share its weights) and 128 rows tall; 256 rows tall where its 2 × width / 2
+// accumulators fit (152 columns, not 160 or 192).
 TEST(WgmmaConfigSpace, MidMGetsSwappedTilesSplittingMEvenly) {
   struct Case {
     std::int64_t m;
     DType type;
     const char* layout;
     std::int32_t block_n;
+    std::set<std::string> tiles;  // block_m x cluster_n
   };
   int checked = 0;
-  for (const Case& k : {Case{300, DType::bf16, "nt", 152}, Case{300, DType::s8, "nt", 160},
-                        Case{304, DType::bf16, "tn", 192}}) {
+  for (const Case& k : {Case{300, DType::bf16, "nt", 152, {"64x1", "64x2", "128x1", "256x1"}},
+                        Case{300, DType::s8, "nt", 160, {"64x1", "64x2", "128x1"}},
+                        Case{304, DType::bf16, "tn", 192, {"64x1", "64x2", "128x1"}}}) {
     const Problem p = make(k.m, 14336, 4096, k.type, k.layout);
-    std::set<std::int32_t> rows;
-    for (const KernelConfig& c : wgmma_configs(p, SearchSpace::default_space, h100())) {
+    std::set<std::string> tiles;
+    const auto configs = wgmma_configs(p, SearchSpace::default_space, h100());
+    EXPECT_LE(configs.size(), kWgmmaDefaultCap);
+    for (const KernelConfig& c : configs) {
       if (c.swap_ab == 0) continue;
       EXPECT_EQ(c.block_n, k.block_n) << dtype_name(k.type) << " " << k.layout << ": " << c.to_string();
       EXPECT_TRUE(wgmma_can_implement(p, c, h100()).is_ok()) << c.to_string();
-      rows.insert(c.block_m);
+      tiles.insert(std::to_string(c.block_m) + "x" + std::to_string(std::max(1, c.cluster_n)));
     }
-    EXPECT_EQ(rows, (std::set<std::int32_t>{64, 128})) << dtype_name(k.type) << " " << k.layout;
+    EXPECT_EQ(tiles, k.tiles) << dtype_name(k.type) << " " << k.layout;
     ++checked;
   }
   EXPECT_EQ(checked, 3);

@@ -96,20 +96,27 @@ TEST(WgmmaLaunch, EveryLayoutOfSixteenBitInputsWithOddSizes) {
 // beta, s8 (its widths step by 16), and a tile count along m' that is not a multiple of it.
 TEST(WgmmaLaunch, MidMSwappedTilesSplittingMEvenlyMatchTheReference) {
   SKIP_WITHOUT_HOPPER();
-  int ran = 0, expected = 0;
+  int ran = 0, expected = 0, clustered = 0, tall = 0;
   for (const Problem& p : {testing::test_problem(300, 1000, 1040, DType::bf16, "nt", DType::bf16, 0.0),
                            testing::test_problem(264, 1032, 520, DType::f16, "nt", DType::f32, 0.5),
                            testing::test_problem(456, 392, 1040, DType::s8, "nt", DType::s32, 0.0)}) {
     auto wgmma = backend();
     std::vector<KernelConfig> configs;
     for (const KernelConfig& c : list_configs(p)) {
-      if (c.swap_ab) configs.push_back(c);
+      if (!c.swap_ab) continue;
+      configs.push_back(c);
+      clustered += c.cluster_n == 2;
+      tall += c.block_m == 256;
     }
-    EXPECT_GE(configs.size(), 2u) << p.describe();
+    EXPECT_GE(configs.size(), 3u) << p.describe();
     expected += int(configs.size());
     ran += testing::run_and_verify(*wgmma, p, 0, configs, &compile_gemm_wgmma, 2);
   }
   EXPECT_EQ(ran, expected);
+  // The 64-row tiles in a cluster of the two CTAs that share the weights, in every case; the
+  // 256-row tile where its accumulators fit (300 and 264 rows, not 456).
+  EXPECT_EQ(clustered, 3);
+  EXPECT_EQ(tall, 2);
 }
 
 // The wave-fitted widths (wgmma_config_space.cc: 128×224, 256×112, 128×96, 128×144) are not whole 128-byte chunks

@@ -18,9 +18,11 @@ constexpr int kMaxBlock = 256;  // also TMA's largest box edge
 // An n-major B' tile is loaded in chunks of 64 columns (one 128-byte swizzle row of 16-bit
 // elements), so its width is whole chunks.
 constexpr int kMnChunk = 64;
-// Accumulators a consumer thread holds: with setmaxnreg giving consumers 232 registers, 128
-// accumulators leave room for addresses and the epilogue (more spilled in the probes).
-constexpr int kMaxAccumulatorsPerThread = 128;
+// Accumulators a consumer thread holds: with setmaxnreg giving consumers 232 registers, 152
+// leave room for addresses and the epilogue. 152 is the swapped 256×152 tile at 300 rows, two
+// slices of 76 a consumer (cuBLASLt's tile there), compiled without spills in every dtype
+// (wgmma_compile_test); more spilled in the probes.
+constexpr int kMaxAccumulatorsPerThread = 152;
 // More stages than this bought nothing measurable on the H100 (bench/results/).
 constexpr int kMaxStages = 8;
 constexpr int kMinStages = 2;
@@ -403,9 +405,13 @@ Status check_wgmma_limits(const KernelConfig& c, const Problem& p, const CudaInf
 
 namespace {
 
-// Between kSwapBelowM and kBalancedSwapBelowM rows: swapped tiles with n' = m split evenly,
-// one with two cooperative consumers and one with a single 64-row consumer (more tiles along
-// m', for a short n).
+// Between kSwapBelowM and kBalancedSwapBelowM rows: swapped tiles with n' = m split evenly:
+// 128 and 256 rows with two cooperative consumers, and 64 rows with one (more tiles along m',
+// for a short n), alone and in a cluster of the two CTAs that share a tile of the weights (A'),
+// which TMA then reads once for both. On the H100 (bench/results/2026-11-27-h100-mid-m-swapped.md),
+// 300 rows, bf16: the cluster 1.13x faster than the 64-row tile alone at 300x4096x14336 and
+// 1.06x at 300x4096x4096; 256 rows 1.08x faster than 128 at 300x14336x4096 (one wave of 112
+// tiles instead of 1.7 of 224).
 std::vector<KernelConfig> balanced_swapped_tiles(const Problem& p, const CudaInfo& device) {
   if (p.m() < kSwapBelowM || p.m() >= kBalancedSwapBelowM) return {};
   // Where 128-row tiles cover m with little padding (256, 384 rows: none) the unswapped tiles
@@ -416,6 +422,8 @@ std::vector<KernelConfig> balanced_swapped_tiles(const Problem& p, const CudaInf
   // The width first, so that scaling fits the stages to the tile as it will be.
   const int width = balanced_block(p.m(), kMaxBlock, block_n_step(p, true));
   for (const WgmmaListEntry& entry : {WgmmaListEntry{128, width, 4, 2, false, 1, 1, true},
+                                      WgmmaListEntry{256, width, 4, 2, false, 1, 1, true},
+                                      WgmmaListEntry{64, width, 8, 1, false, 1, 2, true},
                                       WgmmaListEntry{64, width, 8, 1, false, 1, 1, true}}) {
     tiles.push_back(scaled(wgmma_list_config(entry), p, device));
   }
