@@ -9,8 +9,10 @@
 //   PROBE_LAUNCHES=1 compute-sanitizer --tool racecheck build-gpu/bin/config_runner skinny ...
 //
 //   config_runner FAMILY M N K DTYPE LAYOUT "CONFIG" ["CONFIG" ...]
-//     FAMILY   skinny | wgmma
-//     CONFIG   as the tuner prints it: "bm=32 bn=16 bk=64 stages=2 warps=8 kw=8 splitk=1"
+//     FAMILY   skinny | wgmma | cublaslt: the family of every CONFIG without a prefix
+//     CONFIG   as the tuner prints it: "bm=32 bn=16 bk=64 stages=2 warps=8 kw=8 splitk=1", or
+//              prefixed with another family, so that families are timed in the same rounds:
+//              "cublaslt:algo=1" (cuBLASLt's first heuristic pick, the peer of the bench)
 //
 // Each config is timed in interleaved rounds (CUDA events around 200 back-to-back calls, the
 // operands rotated over copies that together exceed the L2 twice); the median round is printed
@@ -82,13 +84,16 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s\n", device.status().message().c_str());
     return 1;
   }
-  std::unique_ptr<Backend> backend;
-  if (family == "skinny") backend = cuda::make_skinny_backend(device->cuda);
-  if (family == "wgmma") backend = cuda::make_wgmma_backend(device->cuda);
-  if (!backend) {
-    std::fprintf(stderr, "unknown family %s (skinny | wgmma)\n", family.c_str());
-    return 2;
-  }
+  std::unique_ptr<Backend> backends[] = {cuda::make_skinny_backend(device->cuda),
+                                          cuda::make_wgmma_backend(device->cuda),
+                                          cuda::make_cublaslt_backend(device->cuda)};
+  auto backend_named = [&](const std::string& name) -> Backend* {
+    for (auto& backend : backends)
+      if (backend->name() == name) return backend.get();
+    std::fprintf(stderr, "unknown family %s (skinny | wgmma | cublaslt)\n", name.c_str());
+    std::exit(2);
+  };
+  backend_named(family);
 
   const Problem& p = *problem;
   const std::size_t a_bytes = std::size_t(p.a_elements()) * dtype_size(p.a_type());
@@ -116,7 +121,10 @@ int main(int argc, char** argv) {
   std::vector<std::string> names;
   std::vector<std::unique_ptr<Kernel>> kernels;
   for (int i = 7; i < argc; ++i) {
-    const auto config = KernelConfig::parse(argv[i]);
+    const std::string arg = argv[i];
+    const std::size_t colon = arg.find(':');
+    Backend* backend = backend_named(colon == std::string::npos ? family : arg.substr(0, colon));
+    const auto config = KernelConfig::parse(colon == std::string::npos ? arg : arg.substr(colon + 1));
     if (!config.is_ok()) {
       std::fprintf(stderr, "config %s: %s\n", argv[i], config.status().message().c_str());
       return 2;
@@ -126,7 +134,7 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "config %s: %s\n", argv[i], kernel.status().message().c_str());
       continue;
     }
-    names.push_back(config->to_string());
+    names.push_back(std::string(backend->name()) + ":" + config->to_string());
     kernels.push_back(std::move(*kernel));
   }
   auto launch = [&](Kernel& kernel, int call) {
