@@ -121,6 +121,24 @@ TEST(WgmmaCompile, TallSwappedMidMTilesCompileWithoutSpills) {
   EXPECT_EQ(testing::expect_no_spills(jobs), 7);
 }
 
+// Three consumer warpgroups (152 registers a consumer thread): the 192-row tiles the exhaustive
+// space offers, up to its 64 accumulators (192×128), alone, in a cluster and with stream-K, in
+// every dtype.
+TEST(WgmmaCompile, ThreeConsumerTilesCompileWithoutSpills) {
+  std::vector<testing::PtxasJob> jobs;
+  for (auto [type, out] : {std::pair{DType::bf16, DType::bf16}, std::pair{DType::f16, DType::f32},
+                           std::pair{DType::s8, DType::s32}, std::pair{DType::f32, DType::f32}}) {
+    const Problem p = make(300, 6144, 4096, type, "nt", out);
+    for (const char* text : {"bm=192 bn=80 stages=5 warps=16 gm=8 cn=2 swap=1", "bm=192 bn=128 stages=4 warps=16 gm=8",
+                             "bm=192 bn=128 stages=4 warps=16 gm=8 streamk=1"}) {
+      KernelConfig c = *KernelConfig::parse(text);
+      c.block_k = wgmma_block_k(type);
+      jobs.push_back(ptxas_job(p, c));
+    }
+  }
+  EXPECT_EQ(testing::expect_no_spills(jobs), 12);
+}
+
 TEST(WgmmaCompile, ASecondCompileOfTheSameInstanceComesFromTheCache) {
   testing::use_fresh_cubin_cache();
   const Problem p = make(256, 256, 256, DType::bf16, "nt", DType::bf16);

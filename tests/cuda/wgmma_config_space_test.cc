@@ -4,6 +4,7 @@
 #include <rapidcheck/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <set>
 #include <string>
 
@@ -32,8 +33,31 @@ KernelConfig config_of(const WgmmaListEntry& e, DType type) {
 
 TEST(WgmmaConfigSpace, NamedListsHaveTheirRowCounts) {
   EXPECT_EQ(wgmma_default_list().size(), 18u);
-  // swap × block_m × block_n × (1, 2 cooperative, 2 ping-pong consumers) × clusters × stages
-  EXPECT_EQ(wgmma_exhaustive_entries().size(), 2u * 3 * 4 * 3 * 3 * 4);
+  // swap × block_m (64, 128, 256) × block_n × (1, 2 cooperative, 2 ping-pong consumers) ×
+  // clusters × stages, and 192 rows in 3 consumers
+  EXPECT_EQ(wgmma_exhaustive_entries().size(), 2u * 3 * 4 * 3 * 3 * 4 + 2u * 4 * 3 * 4);
+}
+
+// The exhaustive space reaches the three-consumer tiles where they fit, and stays under its cap.
+TEST(WgmmaConfigSpace, TheExhaustiveSpaceHoldsThreeConsumerTilesUnderItsCap) {
+  int checked = 0;
+  for (auto [m, n] : {std::pair{300, 6144}, std::pair{3000, 6144}, std::pair{4096, 4096}, std::pair{16, 4096}}) {
+    const Problem p = make(m, n, 4096, DType::bf16);
+    const auto configs = wgmma_configs(p, SearchSpace::exhaustive, h100());
+    EXPECT_LE(configs.size(), kWgmmaExhaustiveCap);
+    int three = 0;
+    for (const KernelConfig& c : configs) {
+      if (c.warps != 16) continue;
+      ++three;
+      EXPECT_EQ(c.block_m, 192) << c.to_string();
+      EXPECT_EQ(c.pingpong, 0) << c.to_string();
+      EXPECT_TRUE(wgmma_can_implement(p, c, h100()).is_ok()) << c.to_string();
+    }
+    std::printf("%dx%d: %zu exhaustive configs, %d of them three-consumer\n", m, n, configs.size(), three);
+    if (m >= 256) EXPECT_GT(three, 0) << m << "x" << n;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 4);
 }
 
 TEST(WgmmaConfigSpace, EveryDefaultRowRunsALargeProblemOfEveryDtype) {

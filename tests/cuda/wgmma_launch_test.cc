@@ -151,6 +151,33 @@ TEST(WgmmaLaunch, WaveFittedWidthsStoreTheirLastColumnsDirectly) {
   EXPECT_EQ(expected, 16);
 }
 
+// Three consumer warpgroups of 64 rows each (192-row tiles, 152 registers a consumer thread),
+// swapped and not, alone, in a cluster, with split-k and stream-K, in every dtype, on sizes past
+// the last whole tile.
+TEST(WgmmaLaunch, ThreeConsumerTilesMatchTheReference) {
+  SKIP_WITHOUT_HOPPER();
+  int ran = 0, expected = 0;
+  for (const Problem& p : {testing::test_problem(300, 1000, 1040, DType::bf16, "nt", DType::bf16, 0.0),
+                           testing::test_problem(264, 1032, 520, DType::f16, "nt", DType::f32, 0.5),
+                           testing::test_problem(200, 744, 1040, DType::s8, "nt", DType::s32, 0.0),
+                           testing::test_problem(136, 744, 520, DType::f32, "nt", DType::f32, 0.0)}) {
+    auto wgmma = backend();
+    std::vector<KernelConfig> configs;
+    for (const char* text : {"bm=192 bn=80 stages=5 warps=16 gm=8 swap=1", "bm=192 bn=80 stages=5 warps=16 gm=8 cn=2 swap=1",
+                             "bm=192 bn=128 stages=4 warps=16 gm=8", "bm=192 bn=128 stages=4 warps=16 gm=8 splitk=2",
+                             "bm=192 bn=128 stages=4 warps=16 gm=8 streamk=1"}) {
+      KernelConfig c = *KernelConfig::parse(text);
+      c.block_k = wgmma_block_k(p.a_type());
+      EXPECT_TRUE(wgmma->can_implement(p, c).is_ok()) << c.to_string() << " for " << p.describe();
+      configs.push_back(c);
+    }
+    expected += int(configs.size());
+    ran += testing::run_and_verify(*wgmma, p, 0, configs, &compile_gemm_wgmma, 2);
+  }
+  EXPECT_EQ(ran, expected);
+  EXPECT_EQ(expected, 20);
+}
+
 TEST(WgmmaLaunch, SmallMRunsTheSwappedConfigsDownToOneRow) {
   SKIP_WITHOUT_HOPPER();
   int swapped = 0;

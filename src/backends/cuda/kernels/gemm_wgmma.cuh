@@ -35,7 +35,7 @@
 //   GT_C_TRANSPOSED  1 when C'(i, j) is stored at c[j·ldc + i], 0 for c[i·ldc + j]
 //   GT_BM, GT_BN     CTA tile; GT_BN is the n of every wgmma
 //   GT_STAGES        depth of the shared-memory ring
-//   GT_CONSUMERS     consumer warpgroups (1 or 2)
+//   GT_CONSUMERS     consumer warpgroups (1, 2, or 3 without ping-pong)
 //   GT_PINGPONG      0: the consumers split each tile's rows (cooperative); 1: they take whole
 //                    tiles in turn, so one's epilogue runs while the other's wgmmas do
 //                    (the ring hands out stages in tile order, which staggers them)
@@ -88,6 +88,9 @@ typedef int gt_out_t;
 typedef unsigned short gt_out_t;
 #endif
 
+#if GT_CONSUMERS < 1 || GT_CONSUMERS > 3 || (GT_PINGPONG && GT_CONSUMERS != 2)
+#error "1 to 3 consumer warpgroups, and ping-pong takes 2"
+#endif
 #define GT_THREADS (128 * (GT_CONSUMERS + 1))
 #define GT_BK (128 / GT_IN_BYTES)        // k elements per stage: one 128-byte swizzle row
 #define GT_WK (32 / GT_IN_BYTES)         // k elements per wgmma
@@ -729,10 +732,14 @@ extern "C" __global__ void __launch_bounds__(GT_THREADS, 1) GT_CLUSTER_DIMS
       }
     }
   } else {
+    // The producer's warpgroup keeps 40 registers a thread and the consumers share the rest of
+    // the 64K: 1 × 256, 2 × 232, 3 × 152 (128·40 + 384·152 = 63,488).
 #if GT_CONSUMERS == 1
     asm volatile("setmaxnreg.inc.sync.aligned.u32 256;");
-#else
+#elif GT_CONSUMERS == 2
     asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");
+#else
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 152;");
 #endif
     const int consumer = warpgroup - 1;
     const int lane = threadIdx.x % 32;
