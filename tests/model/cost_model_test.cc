@@ -199,7 +199,7 @@ TEST_F(CostModelTest, TheShippedModelIsFoundByItsDevice) {
 TEST(CostModelFeatures, AModelTrainedBeforeAConfigFieldWasAddedStillLoadsAndPredicts) {
   if (!CostModel::built_in()) SKIP_UNLESS_CI(CostModel::not_built_in_reason());
   int loaded = 0;
-  for (const char* file : {"cpu-avx512_bf16-2t.json", "cuda-sm_90a-132sm.json"}) {
+  for (const char* file : {"cpu-avx512_bf16-2t-amd-epyc.json", "cuda-sm_90a-132sm.json"}) {
     const std::string path = std::string(GEMMTUNE_TEST_SOURCE_DIR) + "/data/models/" + file;
     auto model = CostModel::load(path);
     ASSERT_TRUE(model.is_ok()) << path << ": " << model.status().message();
