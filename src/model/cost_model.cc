@@ -246,9 +246,39 @@ Result<std::shared_ptr<const CostModel>> load_cost_model_for(const std::string& 
   return model;
 }
 
+namespace {
+
+// Peer libraries whose version string names the machine as well as the build: OpenBLAS the
+// core its DYNAMIC_ARCH picked (Haswell on the Zen 5 VM, Prescott on the Intel one).
+bool peer_library(const std::string& backend) {
+  return backend == "onednn" || backend == "openblas" || backend == "libxsmm" || backend == "cublaslt";
+}
+
+// Whether a model trained on another device of `device_class` may stand in for one trained on
+// this device: the same class, and the same version of every backend of gemmtune's own (a
+// peer's version may differ with the machine, see peer_library).
+Status stands_in_for_class(const CostModel& model, const std::string& device_class,
+                           const std::map<std::string, std::string>& versions) {
+  const ModelInfo& info = model.info();
+  if (info.device_class != device_class) {
+    return unsupported("trained on class '" + info.device_class + "', this is '" + device_class + "'");
+  }
+  for (const auto& [backend, version] : info.backend_versions) {
+    auto now = versions.find(backend);
+    if (!peer_library(backend) && now != versions.end() && now->second != version) {
+      return unsupported("trained on backend " + backend + " version " + version + ", this build has " + now->second);
+    }
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
 Result<std::shared_ptr<const CostModel>> find_cost_model(const std::string& fingerprint,
-                                                         const std::map<std::string, std::string>& versions) {
+                                                         const std::map<std::string, std::string>& versions,
+                                                         const std::string& device_class) {
   std::string seen;
+  std::shared_ptr<const CostModel> of_class;
   for (const std::filesystem::path& dir : model_dirs()) {
     std::error_code ec;
     std::vector<std::filesystem::path> files;
@@ -261,6 +291,12 @@ Result<std::shared_ptr<const CostModel>> find_cost_model(const std::string& fing
       if (!info.is_ok()) continue;  // not a model (or a damaged one): never ours
       if (info->device != fingerprint) {
         seen += "\n  " + file.string() + ": trained on '" + info->device + "'";
+        if (!of_class && !device_class.empty() && info->device_class == device_class) {
+          auto model = CostModel::load(file.string());
+          Status usable = model.is_ok() ? stands_in_for_class(**model, device_class, versions) : model.status();
+          if (usable.is_ok()) of_class = *model;
+          else seen += " (" + usable.message() + ")";
+        }
         continue;
       }
       auto model = CostModel::load(file.string());
@@ -269,6 +305,7 @@ Result<std::shared_ptr<const CostModel>> find_cost_model(const std::string& fing
       seen += "\n  " + file.string() + ": " + usable.message();
     }
   }
+  if (of_class) return of_class;
   std::string dirs;
   for (const auto& dir : model_dirs()) dirs += (dirs.empty() ? "" : ", ") + dir.string();
   return not_found("no cost model for this device ('" + fingerprint + "') in " + dirs +

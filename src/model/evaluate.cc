@@ -140,9 +140,12 @@ double simulated_tuning_us(const SweepMeta& meta, double setup_us, const std::ve
   return setup_us + prepare_us + verify_us + timing_us;
 }
 
-Result<ModelEval> evaluate_cost_model(const CostModel& model, const SweepData& held_out, int k, int curve_max) {
+Result<ModelEval> evaluate_cost_model(const CostModel& model, const SweepData& held_out, int k, int curve_max,
+                                      bool across_devices) {
   if (k < 1) return invalid_argument("k must be >= 1");
-  GEMMTUNE_RETURN_IF_ERROR(model.check_trained_on(held_out.meta.device, held_out.meta.backend_versions));
+  if (!across_devices) {
+    GEMMTUNE_RETURN_IF_ERROR(model.check_trained_on(held_out.meta.device, held_out.meta.backend_versions));
+  }
   const std::set<std::string> trained(model.info().training_shapes.begin(), model.info().training_shapes.end());
 
   std::map<std::string, std::vector<const SweepRow*>> by_shape;

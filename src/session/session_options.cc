@@ -41,10 +41,14 @@ void load_lut_and_model(SessionOptions& options, const DeviceInfo& device, const
   if (!options.tuning.model && !options.tuning.benchmark.all()) {
     std::map<std::string, std::string> versions;
     for (const auto& backend : backends) versions[std::string(backend->name())] = backend->version();
-    auto model = options.model_path.empty() ? find_cost_model(device.fingerprint(), versions)
+    auto model = options.model_path.empty() ? find_cost_model(device.fingerprint(), versions, device.device_class())
                                             : load_cost_model_for(options.model_path, device, versions);
     if (model.is_ok()) {
       options.tuning.model = *model;
+      if ((*model)->info().device != device.fingerprint()) {
+        warn_once("cost model: none was trained on this device; the one of another " + device.device_class() +
+                  " device ('" + (*model)->info().device + "') ranks the choices instead");
+      }
     } else {
       warn_once("cost model not used: " + model.status().message() + "; benchmark " +
                 options.tuning.benchmark.to_string() + " times the default space in full instead");

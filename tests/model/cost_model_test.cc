@@ -172,6 +172,10 @@ TEST_F(CostModelTest, AModelIsOnlyUsedWhereItWasTrained) {
   ASSERT_FALSE(version.is_ok());
   EXPECT_NE(version.message().find("alpha version 1"), std::string::npos) << version.message();
   EXPECT_FALSE(evaluate_cost_model(*model_, synthetic_sweep("cpu|Elsewhere|2t", 1000, 2), 2).is_ok());
+  // Scored across devices on purpose, to measure how it transfers.
+  auto across = evaluate_cost_model(*model_, synthetic_sweep("cpu|Elsewhere|2t", 1000, 2), 2, 20, true);
+  ASSERT_TRUE(across.is_ok()) << across.status().message();
+  EXPECT_EQ(across->shapes.size(), 2u);
   EXPECT_TRUE(model_->applies_to(*Problem::create(8, 8, 8, DType::f32)).is_ok());
   Status kind = model_->applies_to(*Problem::create(8, 8, 8, DType::bf16, "nt"));
   ASSERT_FALSE(kind.is_ok());
@@ -191,6 +195,46 @@ TEST_F(CostModelTest, TheShippedModelIsFoundByItsDevice) {
   ASSERT_FALSE(missing.is_ok());
   EXPECT_EQ(missing.status().code(), ErrorCode::not_found);
   EXPECT_NE(missing.status().message().find("mine.json: trained on"), std::string::npos) << missing.status().message();
+}
+
+// Where no model was trained on this device, one of another device of its class stands in, if
+// gemmtune's own backends are at the versions it was trained on; not one of another class.
+TEST_F(CostModelTest, AModelOfAnotherDeviceOfTheClassStandsInWhereNoneWasTrainedOnThisOne) {
+  TempDir dir;
+  ASSERT_TRUE(model_->save(dir.file("mine.json")).is_ok());
+  setenv("GEMMTUNE_MODEL_DIR", dir.path().c_str(), 1);
+  const std::string elsewhere = "cpu|Elsewhere|avx2,|2t|l2=512K";
+  auto same_class = find_cost_model(elsewhere, {{"alpha", "1"}}, "cpu/avx2/2t");
+  auto no_class_given = find_cost_model(elsewhere, {{"alpha", "1"}});
+  auto other_class = find_cost_model(elsewhere, {{"alpha", "1"}}, "cpu/avx512/2t");
+  auto own_backend_changed = find_cost_model(elsewhere, {{"alpha", "2"}}, "cpu/avx2/2t");
+  unsetenv("GEMMTUNE_MODEL_DIR");
+  ASSERT_TRUE(same_class.is_ok()) << same_class.status().message();
+  EXPECT_EQ((*same_class)->info().device, kDevice) << "it says where it was trained";
+  EXPECT_EQ(no_class_given.status().code(), ErrorCode::not_found);
+  EXPECT_EQ(other_class.status().code(), ErrorCode::not_found);
+  ASSERT_EQ(own_backend_changed.status().code(), ErrorCode::not_found);
+  EXPECT_NE(own_backend_changed.status().message().find("alpha version 1"), std::string::npos)
+      << own_backend_changed.status().message();
+}
+
+// The shipped Zen 5 model stands in for another CPU of its class whose OpenBLAS picked other
+// kernels (its version string names them), as on the Intel Emerald Rapids VM.
+TEST(CostModelShipped, TheZen5ModelStandsInForAnotherCpuOfItsClassWithOtherPeerBuilds) {
+  if (!CostModel::built_in()) SKIP_UNLESS_CI(CostModel::not_built_in_reason());
+  const std::string dir = std::string(GEMMTUNE_TEST_SOURCE_DIR) + "/data/models";
+  auto info = CostModel::read_info(dir + "/cpu-avx512_bf16-2t-amd-epyc.json");
+  ASSERT_TRUE(info.is_ok()) << info.status().message();
+  std::map<std::string, std::string> versions = info->backend_versions;
+  versions["openblas"] = "OpenBLAS 0.3.21 NO_LAPACKE DYNAMIC_ARCH NO_AFFINITY SkylakeX MAX_THREADS=64";
+  setenv("GEMMTUNE_MODEL_DIR", dir.c_str(), 1);
+  auto found = find_cost_model("cpu|A Zen 4|avx512_bf16,|2t|l2=1024K", versions, "cpu/avx512_bf16/2t");
+  versions["cpu"] = "another kernel version";
+  auto stale = find_cost_model("cpu|A Zen 4|avx512_bf16,|2t|l2=1024K", versions, "cpu/avx512_bf16/2t");
+  unsetenv("GEMMTUNE_MODEL_DIR");
+  ASSERT_TRUE(found.is_ok()) << found.status().message();
+  EXPECT_EQ((*found)->info().device_class, "cpu/avx512_bf16/2t");
+  EXPECT_FALSE(stale.is_ok()) << "gemmtune's own kernels changed: no model stands in";
 }
 
 // A config field added after a model was trained (the Hopper family's cluster, swap and

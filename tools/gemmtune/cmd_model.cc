@@ -31,6 +31,8 @@ std::vector<OptionSpec> model_specs() {
       {"curve", true, "--curve N              eval: the quality/time curve for k = 1..N (default 20)"},
       {"plot", true, "--plot FILE.png        eval: draw quality and time fraction against k (gnuplot)"},
       {"json", false, "--json                 eval, info: print JSON"},
+      {"transfer", false, "--transfer             eval: score --model on sweeps of another device (how it transfers to\n"
+                          "                       a CPU it was not trained on; tunings there still do not use it)"},
       {"rounds", true, "--rounds N             train: boosting rounds (default 300)"},
       {"depth", true, "--depth N              train: tree depth (default 6)"},
       {"eta", true, "--eta X                train: learning rate (default 0.1)"},
@@ -120,10 +122,12 @@ int eval(const Args& args) {
   if (!curve.is_ok()) return fail(curve.status());
   auto data = read_sweep_csvs(files);
   if (!data.is_ok()) return fail(data.status());
+  const bool transfer = args.flag("transfer");
+  if (transfer && !args.has("model")) return fail(invalid_argument("--transfer scores a given --model MODEL"));
   auto model = args.has("model") ? CostModel::load(args.get("model", ""))
                                  : find_cost_model(data->meta.device, data->meta.backend_versions);
   if (!model.is_ok()) return fail(model.status());
-  auto result = evaluate_cost_model(**model, *data, int(*k), int(*curve));
+  auto result = evaluate_cost_model(**model, *data, int(*k), int(*curve), transfer);
   if (!result.is_ok()) return fail(result.status());
   const EvalPoint& at = result->at_k;
   if (args.has("plot")) {
@@ -149,6 +153,7 @@ int eval(const Args& args) {
     out["data"] = files;
     out["model"] = args.has("model") ? args.get("model", "") : std::string("(shipped for the data's device)");
     out["device"] = data->meta.device;
+    if (transfer) out["model_trained_on"] = (*model)->info().device;
     out["device_class"] = (*model)->info().device_class;
     out["shapes"] = result->shapes.size();
     out["shapes_in_training_left_out"] = result->shapes_in_training;
@@ -165,6 +170,8 @@ int eval(const Args& args) {
         "that of all configs, summed over shapes.";
     std::cout << out.dump(2) << "\n";
   } else {
+    if (transfer) std::printf("scored across devices: trained on '%s', the sweeps' is '%s'\n",
+                              (*model)->info().device.c_str(), data->meta.device.c_str());
     std::printf("%zu held-out shapes (%d trained-on shapes left out), top %d of each shape's choices timed,"
                 " and the best of each other kernel family predicted within %gx:\n",
                 result->shapes.size(), result->shapes_in_training, at.k, result->family_band);
