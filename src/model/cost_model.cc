@@ -68,6 +68,26 @@ std::vector<std::filesystem::path> model_dirs() {
   return dirs;
 }
 
+// Peer libraries whose version string names the machine as well as the build: OpenBLAS the
+// core its DYNAMIC_ARCH picked (Haswell on the Zen 5 VM, Prescott on the Intel one).
+bool peer_library(const std::string& backend) {
+  return backend == "onednn" || backend == "openblas" || backend == "libxsmm" || backend == "cublaslt";
+}
+
+// The first backend the model was trained on at a version this build does not have, as
+// "backend B version V, this build has W"; empty where every one matches. The peer libraries
+// are not compared where `skip_peers`.
+std::string version_mismatch(const ModelInfo& info, const std::map<std::string, std::string>& versions,
+                             bool skip_peers) {
+  for (const auto& [backend, version] : info.backend_versions) {
+    auto now = versions.find(backend);
+    if (now != versions.end() && now->second != version && !(skip_peers && peer_library(backend))) {
+      return "backend " + backend + " version " + version + ", this build has " + now->second;
+    }
+  }
+  return "";
+}
+
 }  // namespace
 
 CostModel::CostModel(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -198,12 +218,8 @@ Status CostModel::check_trained_on(const std::string& device, const std::map<std
   if (device != info.device) {
     return unsupported("the cost model was trained on device '" + info.device + "', this is '" + device + "'");
   }
-  for (const auto& [backend, version] : info.backend_versions) {
-    auto now = versions.find(backend);
-    if (now != versions.end() && now->second != version) {
-      return unsupported("the cost model was trained on backend " + backend + " version " + version +
-                         ", this build has " + now->second + " (its kernels changed; sweep and train again)");
-    }
+  if (const std::string mismatch = version_mismatch(info, versions, false); !mismatch.empty()) {
+    return unsupported("the cost model was trained on " + mismatch + " (its kernels changed; sweep and train again)");
   }
   return Status::ok();
 }
@@ -246,39 +262,13 @@ Result<std::shared_ptr<const CostModel>> load_cost_model_for(const std::string& 
   return model;
 }
 
-namespace {
-
-// Peer libraries whose version string names the machine as well as the build: OpenBLAS the
-// core its DYNAMIC_ARCH picked (Haswell on the Zen 5 VM, Prescott on the Intel one).
-bool peer_library(const std::string& backend) {
-  return backend == "onednn" || backend == "openblas" || backend == "libxsmm" || backend == "cublaslt";
-}
-
-// Whether a model trained on another device of `device_class` may stand in for one trained on
-// this device: the same class, and the same version of every backend of gemmtune's own (a
-// peer's version may differ with the machine, see peer_library).
-Status stands_in_for_class(const CostModel& model, const std::string& device_class,
-                           const std::map<std::string, std::string>& versions) {
-  const ModelInfo& info = model.info();
-  if (info.device_class != device_class) {
-    return unsupported("trained on class '" + info.device_class + "', this is '" + device_class + "'");
-  }
-  for (const auto& [backend, version] : info.backend_versions) {
-    auto now = versions.find(backend);
-    if (!peer_library(backend) && now != versions.end() && now->second != version) {
-      return unsupported("trained on backend " + backend + " version " + version + ", this build has " + now->second);
-    }
-  }
-  return Status::ok();
-}
-
-}  // namespace
-
 Result<std::shared_ptr<const CostModel>> find_cost_model(const std::string& fingerprint,
                                                          const std::map<std::string, std::string>& versions,
                                                          const std::string& device_class) {
   std::string seen;
-  std::shared_ptr<const CostModel> of_class;
+  // The first model of another device of this class whose own backends' versions match: loaded
+  // only where no model of this device is found.
+  std::string of_class;
   for (const std::filesystem::path& dir : model_dirs()) {
     std::error_code ec;
     std::vector<std::filesystem::path> files;
@@ -291,11 +281,10 @@ Result<std::shared_ptr<const CostModel>> find_cost_model(const std::string& fing
       if (!info.is_ok()) continue;  // not a model (or a damaged one): never ours
       if (info->device != fingerprint) {
         seen += "\n  " + file.string() + ": trained on '" + info->device + "'";
-        if (!of_class && !device_class.empty() && info->device_class == device_class) {
-          auto model = CostModel::load(file.string());
-          Status usable = model.is_ok() ? stands_in_for_class(**model, device_class, versions) : model.status();
-          if (usable.is_ok()) of_class = *model;
-          else seen += " (" + usable.message() + ")";
+        if (of_class.empty() && !device_class.empty() && info->device_class == device_class) {
+          const std::string mismatch = version_mismatch(*info, versions, true);
+          if (mismatch.empty()) of_class = file.string();
+          else seen += " (trained on " + mismatch + ")";
         }
         continue;
       }
@@ -305,7 +294,11 @@ Result<std::shared_ptr<const CostModel>> find_cost_model(const std::string& fing
       seen += "\n  " + file.string() + ": " + usable.message();
     }
   }
-  if (of_class) return of_class;
+  if (!of_class.empty()) {
+    auto model = CostModel::load(of_class);
+    if (model.is_ok()) return model;
+    seen += "\n  " + of_class + ": " + model.status().message();
+  }
   std::string dirs;
   for (const auto& dir : model_dirs()) dirs += (dirs.empty() ? "" : ", ") + dir.string();
   return not_found("no cost model for this device ('" + fingerprint + "') in " + dirs +

@@ -11,6 +11,8 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <initializer_list>
+#include <vector>
 
 #include "backends/cuda/cuda_backends.h"
 #include "backends/cuda/wgmma_backend.h"
@@ -42,6 +44,26 @@ std::vector<KernelConfig> list_configs(const Problem& p) { return wgmma_list_con
 int verify(const Problem& p, std::size_t max_configs = 0) {
   auto wgmma = backend();
   return testing::run_and_verify(*wgmma, p, config_limit(max_configs), list_configs(p), &compile_gemm_wgmma);
+}
+
+// Each of `configs` on each problem, launched twice and checked against the reference: with the
+// problem's block_k, and fewer stages where its shared memory cannot hold the ones asked (each
+// then expected to run). Returns how many ran; `expected` counts the pairs tried.
+int run_each_on_each(std::initializer_list<Problem> problems, const std::vector<KernelConfig>& configs, int& expected) {
+  int ran = 0;
+  for (const Problem& p : problems) {
+    auto wgmma = backend();
+    std::vector<KernelConfig> fitted;
+    for (KernelConfig c : configs) {
+      c.block_k = wgmma_block_k(p.a_type());
+      while (!wgmma->can_implement(p, c).is_ok() && c.stages > 2) --c.stages;
+      EXPECT_TRUE(wgmma->can_implement(p, c).is_ok()) << c.to_string() << " for " << p.describe();
+      fitted.push_back(c);
+    }
+    expected += int(fitted.size());
+    ran += testing::run_and_verify(*wgmma, p, 0, fitted, &compile_gemm_wgmma, 2);
+  }
+  return ran;
 }
 
 // The stream-K variant of every config the default space offers `p` (split-k ones aside):
@@ -125,28 +147,21 @@ TEST(WgmmaLaunch, MidMSwappedTilesSplittingMEvenlyMatchTheReference) {
 // whole tile.
 TEST(WgmmaLaunch, WaveFittedWidthsStoreTheirLastColumnsDirectly) {
   SKIP_WITHOUT_HOPPER();
-  int ran = 0, expected = 0;
-  for (const Problem& p : {testing::test_problem(264, 1000, 1040, DType::bf16, "nt", DType::bf16, 0.0),
-                           testing::test_problem(264, 1000, 520, DType::f16, "nt", DType::f32, 0.5),
-                           testing::test_problem(136, 744, 1040, DType::s8, "nt", DType::s32, 0.0),
-                           testing::test_problem(136, 744, 520, DType::f32, "nt", DType::f32, 0.0)}) {
-    auto wgmma = backend();
-    std::vector<KernelConfig> configs;
-    // 224 and 112: fitted to a last partial wave; 96 and 144: to one wave (for 16-bit C the
-    // TMA store writes 64 of 96's columns and 128 of 144's, direct stores the rest).
-    for (const WgmmaListEntry& e : {WgmmaListEntry{128, 224, 4, 2, false, 1, 1, false},
-                                    WgmmaListEntry{256, 112, 4, 2, false, 1, 1, false},
-                                    WgmmaListEntry{128, 96, 6, 2, false, 1, 1, false},
-                                    WgmmaListEntry{128, 144, 5, 2, false, 1, 1, false}}) {
-      KernelConfig c = wgmma_list_config(e);
-      c.block_k = wgmma_block_k(p.a_type());
-      while (!wgmma->can_implement(p, c).is_ok() && c.stages > 2) --c.stages;
-      EXPECT_TRUE(wgmma->can_implement(p, c).is_ok()) << c.to_string() << " for " << p.describe();
-      configs.push_back(c);
-    }
-    expected += int(configs.size());
-    ran += testing::run_and_verify(*wgmma, p, 0, configs, &compile_gemm_wgmma, 2);
+  // 224 and 112: fitted to a last partial wave; 96 and 144: to one wave (for 16-bit C the
+  // TMA store writes 64 of 96's columns and 128 of 144's, direct stores the rest).
+  std::vector<KernelConfig> configs;
+  for (const WgmmaListEntry& e : {WgmmaListEntry{128, 224, 4, 2, false, 1, 1, false},
+                                  WgmmaListEntry{256, 112, 4, 2, false, 1, 1, false},
+                                  WgmmaListEntry{128, 96, 6, 2, false, 1, 1, false},
+                                  WgmmaListEntry{128, 144, 5, 2, false, 1, 1, false}}) {
+    configs.push_back(wgmma_list_config(e));
   }
+  int expected = 0;
+  const int ran = run_each_on_each({testing::test_problem(264, 1000, 1040, DType::bf16, "nt", DType::bf16, 0.0),
+                                    testing::test_problem(264, 1000, 520, DType::f16, "nt", DType::f32, 0.5),
+                                    testing::test_problem(136, 744, 1040, DType::s8, "nt", DType::s32, 0.0),
+                                    testing::test_problem(136, 744, 520, DType::f32, "nt", DType::f32, 0.0)},
+                                   configs, expected);
   EXPECT_EQ(ran, expected);
   EXPECT_EQ(expected, 16);
 }
@@ -156,24 +171,18 @@ TEST(WgmmaLaunch, WaveFittedWidthsStoreTheirLastColumnsDirectly) {
 // the last whole tile.
 TEST(WgmmaLaunch, ThreeConsumerTilesMatchTheReference) {
   SKIP_WITHOUT_HOPPER();
-  int ran = 0, expected = 0;
-  for (const Problem& p : {testing::test_problem(300, 1000, 1040, DType::bf16, "nt", DType::bf16, 0.0),
-                           testing::test_problem(264, 1032, 520, DType::f16, "nt", DType::f32, 0.5),
-                           testing::test_problem(200, 744, 1040, DType::s8, "nt", DType::s32, 0.0),
-                           testing::test_problem(136, 744, 520, DType::f32, "nt", DType::f32, 0.0)}) {
-    auto wgmma = backend();
-    std::vector<KernelConfig> configs;
-    for (const char* text : {"bm=192 bn=80 stages=5 warps=16 gm=8 swap=1", "bm=192 bn=80 stages=5 warps=16 gm=8 cn=2 swap=1",
-                             "bm=192 bn=128 stages=4 warps=16 gm=8", "bm=192 bn=128 stages=4 warps=16 gm=8 splitk=2",
-                             "bm=192 bn=128 stages=4 warps=16 gm=8 streamk=1"}) {
-      KernelConfig c = *KernelConfig::parse(text);
-      c.block_k = wgmma_block_k(p.a_type());
-      EXPECT_TRUE(wgmma->can_implement(p, c).is_ok()) << c.to_string() << " for " << p.describe();
-      configs.push_back(c);
-    }
-    expected += int(configs.size());
-    ran += testing::run_and_verify(*wgmma, p, 0, configs, &compile_gemm_wgmma, 2);
+  std::vector<KernelConfig> configs;
+  for (const char* text : {"bm=192 bn=80 stages=5 warps=16 gm=8 swap=1", "bm=192 bn=80 stages=5 warps=16 gm=8 cn=2 swap=1",
+                           "bm=192 bn=128 stages=4 warps=16 gm=8", "bm=192 bn=128 stages=4 warps=16 gm=8 splitk=2",
+                           "bm=192 bn=128 stages=4 warps=16 gm=8 streamk=1"}) {
+    configs.push_back(*KernelConfig::parse(text));
   }
+  int expected = 0;
+  const int ran = run_each_on_each({testing::test_problem(300, 1000, 1040, DType::bf16, "nt", DType::bf16, 0.0),
+                                    testing::test_problem(264, 1032, 520, DType::f16, "nt", DType::f32, 0.5),
+                                    testing::test_problem(200, 744, 1040, DType::s8, "nt", DType::s32, 0.0),
+                                    testing::test_problem(136, 744, 520, DType::f32, "nt", DType::f32, 0.0)},
+                                   configs, expected);
   EXPECT_EQ(ran, expected);
   EXPECT_EQ(expected, 20);
 }
