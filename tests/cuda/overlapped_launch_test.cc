@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <random>
 
 #include "backends/cuda/cuda_backends.h"
@@ -170,6 +171,31 @@ TEST(OverlappedLaunch, AGemmReadsAsItsATheOutputOfTheGemmJustBefore) {
   spec.lda = 384;  // the first 16 rows of D
   const Problem q = *Problem::create(spec);
   EXPECT_EQ(chain(*skinny, skinny->configs(q, SearchSpace::default_space).at(0), q, 'A'), 10);
+}
+
+// Every default wgmma config, swapped (the weights in A') and not, in a cluster or alone, reads
+// an A that the GEMM just before it wrote. Under GEMMTUNE_PDL=weights (the ctest entry
+// overlapped_launch_weights) this checks that only the weights go out before the wait.
+TEST(OverlappedLaunch, EveryWgmmaConfigReadsAsItsATheOutputOfTheGemmJustBefore) {
+  SKIP_WITHOUT_HOPPER();
+  const CudaInfo device = find_device("cuda:0")->cuda;
+  auto wgmma = make_wgmma_backend(device);
+  int rounds = 0, expected = 0, swapped = 0;
+  for (std::int64_t m : {256, 64}) {
+    ProblemSpec spec = bf16_nt(m, 128, 384).spec();
+    spec.lda = 384;  // the first m rows of D (256 x 384)
+    const Problem p = *Problem::create(spec);
+    for (const KernelConfig& c : wgmma->configs(p, SearchSpace::default_space)) {
+      rounds += chain(*wgmma, c, p, 'A');
+      expected += 10;
+      swapped += c.to_string().find("swap=1") != std::string::npos;
+    }
+  }
+  EXPECT_EQ(rounds, expected);
+  EXPECT_GE(expected, 40);
+  EXPECT_GE(swapped, 1);
+  std::printf("launch mode %s: %d rounds of %d wgmma configs (%d swapped) read A after the GEMM that wrote it\n",
+              std::string(launch_overlap_name(launch_overlap())).c_str(), rounds, expected / 10, swapped);
 }
 
 }  // namespace

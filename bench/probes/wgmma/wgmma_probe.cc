@@ -388,7 +388,8 @@ bool launch(const Mapping& map, void* c, long long ldc, float alpha, float beta,
     workspace = scratch[key];
     counters = static_cast<char*>(workspace) + partial;
   }
-  void* params[] = {&ma, &mb, &mc, &c, &m, &n, &k, &ldc, &alpha, &beta, &c_tma, &workspace, &counters};
+  int early = 0;  // plain launch: nothing loads before a wait
+  void* params[] = {&ma, &mb, &mc, &c, &m, &n, &k, &ldc, &alpha, &beta, &c_tma, &workspace, &counters, &early};
   CHECK_CU(cuLaunchKernel(mod.fn, grid, 1, 1, unsigned(w.threads()), 1, 1, unsigned(mod.shared),
                           (CUstream)stream, params, nullptr));
   return true;

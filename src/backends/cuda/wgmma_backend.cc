@@ -61,6 +61,9 @@ class WgmmaKernel final : public JitKernel {
     // Split-k and stream-K: the partial sums, then one counter a tile (and consumer).
     partial_bytes_ = std::size_t(w.workspace_bytes(mapping_.m, mapping_.n, grid_));
     overlapped_ = launch_overlap() != LaunchOverlap::off;
+    // GEMMTUNE_PDL=weights: the problem's B, the weights, loads before the wait; the kernel sees
+    // it as A' where the mapping swapped the operands.
+    if (launch_overlap() == LaunchOverlap::weights) early_ = w.c_transposed ? 1 : 2;
     return scratch_.allocate(partial_bytes_ + std::size_t(w.counter_count(mapping_.m, mapping_.n)) * sizeof(int));
   }
 
@@ -83,11 +86,12 @@ class WgmmaKernel final : public JitKernel {
     long long m = mapping_.m, n = mapping_.n, k = problem_.k(), ldc = problem_.ldc();
     float alpha = float(problem_.alpha()), beta = float(problem_.beta());
     int c_tma = maps->c_tma;
+    int early = early_;
     void* workspace = scratch_.data();
     void* counters = workspace != nullptr ? static_cast<char*>(workspace) + partial_bytes_ : nullptr;
     void* params[] = {const_cast<CUtensorMap*>(&maps->map_a), const_cast<CUtensorMap*>(&maps->map_b),
                       const_cast<CUtensorMap*>(&maps->map_c), &c, &m, &n, &k, &ldc, &alpha, &beta, &c_tma,
-                      &workspace, &counters};
+                      &workspace, &counters, &early};
     std::unique_lock<std::mutex> turn;
     if (workspace != nullptr) {
       GEMMTUNE_ASSIGN_OR_RETURN(turn, scratch_.begin(args.stream));
@@ -130,6 +134,7 @@ class WgmmaKernel final : public JitKernel {
   CUfunction function_ = nullptr;
   unsigned grid_ = 0;
   bool overlapped_ = false;  // launched overlapped with the previous kernel (GEMMTUNE_PDL)
+  int early_ = 0;            // the kernel's `early`: which of A', B' loads before the wait
   std::mutex cache_mutex_;
   OperandMaps cache_;
   std::size_t partial_bytes_ = 0;

@@ -19,7 +19,9 @@
 //    A' tile and those of a cluster column one B' tile: one CTA loads it and multicasts it.
 //  - launched overlapped (programmatic dependent launch, GEMMTUNE_PDL), the CTA sets up
 //    (barriers, tensor-map prefetch) while the previous kernel in the stream drains, and waits
-//    for it (griddepcontrol.wait) before anything touches global memory.
+//    for it (griddepcontrol.wait) before anything touches global memory; with the argument
+//    `early` (GEMMTUNE_PDL=weights) the producer first sends for the weights' tiles of the
+//    ring's first GT_STAGES k-blocks, and waits only before it loads the activations.
 //
 // Shared-memory tiles hold 128-byte rows in the 128B swizzle that TMA writes and wgmma reads:
 //  - a K-major operand (k contiguous in global memory): one row per m (or n), 128 bytes of k;
@@ -637,7 +639,7 @@ extern "C" __global__ void __launch_bounds__(GT_THREADS, 1) GT_CLUSTER_DIMS
     gemmtune_gemm_wgmma(const __grid_constant__ gt_tensor_map map_a, const __grid_constant__ gt_tensor_map map_b,
                         const __grid_constant__ gt_tensor_map map_c, void* c_ptr, long long m, long long n,
                         long long k, long long ldc, float alpha, float beta, int c_tma, gt_acc_t* workspace,
-                        int* tile_counters) {
+                        int* tile_counters, int early) {
   extern __shared__ unsigned char gt_smem_raw[];
   // The 128B swizzle repeats every 1024 bytes; TMA and wgmma both apply it from address bits,
   // so tiles start on 1024-byte boundaries (the host asks for 1 KB of slack).
@@ -681,8 +683,8 @@ extern "C" __global__ void __launch_bounds__(GT_THREADS, 1) GT_CLUSTER_DIMS
   // Every barrier of the cluster exists before any CTA arrives on or multicasts to it.
   gt_cluster_sync();
   // The previous kernel in the stream may write A, B, C or the workspace: nothing of them is
-  // touched before it has finished. Returns at once where the launch was not overlapped.
-  asm volatile("griddepcontrol.wait;" ::: "memory");
+  // touched before it has finished (griddepcontrol.wait, which returns at once where the launch
+  // was not overlapped). The consumers wait first thing; the producer after its early loads.
 
   const gt_u32 rank = GT_CLUSTER > 1 ? gt_cluster_rank() : 0;
   const int rank_m = rank / GT_CLUSTER_N, rank_n = rank % GT_CLUSTER_N;
@@ -710,23 +712,36 @@ extern "C" __global__ void __launch_bounds__(GT_THREADS, 1) GT_CLUSTER_DIMS
       }
       const bool loads_a = GT_CLUSTER_N == 1 || rank_n == 0;
       const bool loads_b = GT_CLUSTER_M == 1 || rank_m == 0;
-      int it = 0;
-      for (int u = units.first; u < units.end; u += units.step) {
-        const gt_unit unit = gt_unit_at(work, cluster, u);
-        int tm, tn;
-        gt_tile_of(unit.tile, cluster_tiles_m, cluster_tiles_n, tm, tn);
-        const int row0 = (tm * GT_CLUSTER_M + rank_m) * GT_BM;
-        const int col0 = (tn * GT_CLUSTER_N + rank_n) * GT_BN;
-        for (int kb = unit.kb_begin; kb < unit.kb_end; ++kb, ++it) {
-          const int s = it % GT_STAGES;
-          const gt_u32 parity = (it / GT_STAGES) & 1;
-          gt_barrier_wait(empty + 8 * s, parity ^ 1);
-          gt_barrier_expect_bytes(full + 8 * s, GT_STAGE_BYTES);
-          if (loads_a) {
-            gt_load_tile<GT_BM, GT_A_MN>(a_tiles + s * GT_A_STAGE_BYTES, &map_a, full + 8 * s, row0, kb * GT_BK, a_mask);
-          }
-          if (loads_b) {
-            gt_load_tile<GT_BN, GT_B_MN>(b_tiles + s * GT_B_STAGE_BYTES, &map_b, full + 8 * s, col0, kb * GT_BK, b_mask);
+      // `early`: 1 when A' holds the weights, 2 when B' does, 0 for none. Pass 0 arms the ring's
+      // first GT_STAGES stages for their whole bytes and sends for the weights' tiles alone;
+      // after the wait, pass 1 adds the other operand's tiles to those stages and then runs the
+      // ring as usual. A stage's full barrier completes once both operands have landed.
+      for (int pass = early ? 0 : 1; pass < 2; ++pass) {
+        if (pass == 1) asm volatile("griddepcontrol.wait;" ::: "memory");
+        int it = 0;
+        for (int u = units.first; u < units.end && (pass == 1 || it < GT_STAGES); u += units.step) {
+          const gt_unit unit = gt_unit_at(work, cluster, u);
+          int tm, tn;
+          gt_tile_of(unit.tile, cluster_tiles_m, cluster_tiles_n, tm, tn);
+          const int row0 = (tm * GT_CLUSTER_M + rank_m) * GT_BM;
+          const int col0 = (tn * GT_CLUSTER_N + rank_n) * GT_BN;
+          for (int kb = unit.kb_begin; kb < unit.kb_end && (pass == 1 || it < GT_STAGES); ++kb, ++it) {
+            const int s = it % GT_STAGES;
+            // Where pass 0 sent for this stage's weights: only the other operand is left.
+            const bool armed = pass == 1 && early && it < GT_STAGES;
+            if (!armed) {
+              gt_barrier_wait(empty + 8 * s, ((it / GT_STAGES) & 1) ^ 1);
+              gt_barrier_expect_bytes(full + 8 * s, GT_STAGE_BYTES);
+            }
+            const bool weights_only = pass == 0, others_only = armed;
+            if (loads_a && !(weights_only && early != 1) && !(others_only && early == 1)) {
+              gt_load_tile<GT_BM, GT_A_MN>(a_tiles + s * GT_A_STAGE_BYTES, &map_a, full + 8 * s, row0, kb * GT_BK,
+                                           a_mask);
+            }
+            if (loads_b && !(weights_only && early != 2) && !(others_only && early == 2)) {
+              gt_load_tile<GT_BN, GT_B_MN>(b_tiles + s * GT_B_STAGE_BYTES, &map_b, full + 8 * s, col0, kb * GT_BK,
+                                           b_mask);
+            }
           }
         }
       }
@@ -741,6 +756,7 @@ extern "C" __global__ void __launch_bounds__(GT_THREADS, 1) GT_CLUSTER_DIMS
 #else
     asm volatile("setmaxnreg.inc.sync.aligned.u32 152;");
 #endif
+    asm volatile("griddepcontrol.wait;" ::: "memory");
     const int consumer = warpgroup - 1;
     const int lane = threadIdx.x % 32;
     gt_acc_t acc[GT_M_SLICES][GT_ACC];
