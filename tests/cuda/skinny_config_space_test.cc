@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
+#include <map>
 #include <set>
 
 #include "backends/cuda/skinny_backend.h"
@@ -56,6 +57,29 @@ TEST(SkinnyConfigSpace, BlockMIsMRoundedUpToEightAndSplitsFillTheMachine) {
     EXPECT_GE(splits.size(), 3u) << "m=" << m;
     EXPECT_LE(configs.size(), kSkinnyDefaultCap);
   }
+}
+
+// The default space offers each row of its list at one split of k (half a wave); the
+// exhaustive space at several.
+TEST(SkinnyConfigSpace, TheDefaultSpaceOffersEachRowAtOneSplitAndTheExhaustiveAtSeveral) {
+  auto without_split = [](KernelConfig c) {
+    c.split_k = 0;
+    return c.to_string();
+  };
+  int rows = 0;
+  for (std::int64_t m : {1, 8, 32}) {
+    const Problem p = make(m, 4096, 4096, DType::bf16);
+    std::map<std::string, int> splits_of_row;
+    for (const KernelConfig& c : skinny_mma_configs(p, SearchSpace::default_space, h100())) ++splits_of_row[without_split(c)];
+    for (const auto& [row, count] : splits_of_row) EXPECT_EQ(count, 1) << "m=" << m << ": " << row;
+    rows += int(splits_of_row.size());
+    std::map<std::string, int> exhaustive;
+    for (const KernelConfig& c : skinny_mma_configs(p, SearchSpace::exhaustive, h100())) ++exhaustive[without_split(c)];
+    int several = 0;
+    for (const auto& [row, count] : exhaustive) several += count > 1;
+    EXPECT_GE(several, 1) << "m=" << m;
+  }
+  EXPECT_GE(rows, 3 * 8);
 }
 
 TEST(SkinnyConfigSpace, TheNnLayoutTakesSixtyFourRowsAWarpAndLargeMOnlyWhereRegistersHold) {

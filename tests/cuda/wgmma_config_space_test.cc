@@ -89,6 +89,29 @@ TEST(WgmmaConfigSpace, LargeProblemsGetTheUnswappedListAndSmallMTheSwappedRowsTo
   EXPECT_GE(swapped, 4);
 }
 
+// The default space leaves out unswapped tiles more than half of whose rows would be padding:
+// at m = 1 every tile is swapped; at m = 32 the 64-row unswapped tiles stay, the 128-row ones go.
+// The exhaustive space keeps them all.
+TEST(WgmmaConfigSpace, SmallMLeavesOutUnswappedTilesOfMostlyPadding) {
+  int checked = 0;
+  for (std::int64_t m : {1, 8, 32, 100}) {
+    const Problem p = make(m, 4096, 4096, DType::bf16);
+    int unswapped = 0;
+    for (const KernelConfig& c : wgmma_configs(p, SearchSpace::default_space, h100())) {
+      if (c.swap_ab != 0) continue;
+      ++unswapped;
+      EXPECT_GE(2 * m, c.block_m) << m << ": " << c.to_string();
+      ++checked;
+    }
+    if (m < 32) EXPECT_EQ(unswapped, 0) << m;
+    if (m >= 32) EXPECT_GE(unswapped, 1) << m;
+    int exhaustive_unswapped = 0;
+    for (const KernelConfig& c : wgmma_configs(p, SearchSpace::exhaustive, h100())) exhaustive_unswapped += c.swap_ab == 0;
+    EXPECT_GE(exhaustive_unswapped, 1) << m;
+  }
+  EXPECT_GE(checked, 2);
+}
+
 // Between 256 and 512 rows swapped tiles split m evenly (n' = m): 300 rows are two tiles of
 // 152 (bf16), of 160 for s8 (its n steps by 16); 304 rows of a column-major A (B' n-major,
 // 64-column chunks) two of 192. Each is offered 64 rows tall (alone, and in a cluster of the
