@@ -297,6 +297,14 @@ std::vector<KernelConfig> skinny_mma_configs(const Problem& p, SearchSpace space
       if (check_skinny_config_shape(c, p).is_ok() && check_skinny_limits(c, p, device).is_ok()) configs.push_back(c);
     }
   }
+  // The one-group rows serve where warps that split k cannot: the nn layout, and m whose
+  // groups' registers do not fit. With B k-contiguous (nt), over the same 64 tunings, no
+  // one-group config came within 3 % of the tuning's best wherever a k-warp row was offered,
+  // and theirs were the slowest compiles (bn = 256: 2.8-4.2 s in a cold tuning).
+  const bool k_warp_rows = std::any_of(configs.begin(), configs.end(), [](const KernelConfig& c) { return c.k_warps > 1; });
+  if (space == SearchSpace::default_space && p.b_layout() == Layout::col_major && k_warp_rows) {
+    std::erase_if(configs, [](const KernelConfig& c) { return c.k_warps <= 1; });
+  }
   return dedup_and_cap(configs, space == SearchSpace::exhaustive ? kSkinnyExhaustiveCap : kSkinnyDefaultCap);
 }
 
