@@ -62,6 +62,14 @@ class Backend {
   // Kernels this backend has compiled so far in this process (JIT backends; cache hits do not
   // count). Tuning reports show it, so a warm cache is visible as zero compilations.
   virtual std::int64_t compilations() const { return 0; }
+  // A rough estimate of the CPU seconds prepare() spends compiling this config where nothing is
+  // cached (0: it compiles nothing). Only the order matters: the tuner prepares the costliest
+  // first, so that a cold tuning's longest compiles do not start last.
+  virtual double prepare_cost(const Problem& problem, const KernelConfig& config) const {
+    (void)problem;
+    (void)config;
+    return 0;
+  }
   // Configs that do all of the library's own work per call (Session::per_call_configs), which
   // may lie outside configs(): libxsmm's lookup on every call is never a candidate, as it is
   // never faster than the kernel looked up once. By default every config already is one.

@@ -53,17 +53,34 @@ void prepare_one(const Problem& problem, Candidate& c) {
   c.report.check_s = times.check_s;
 }
 
-// Preparing can mean compiling (NVRTC, oneDNN JIT): spread it over the cores. A GPU family's
-// prepare ends with a check in the one worker process, which the threads take in turn; twice as
-// many threads as cores keep every core compiling while some of them wait there.
+std::vector<std::size_t> costliest_first(const Problem& problem, const std::vector<Candidate>& candidates,
+                                         std::size_t first) {
+  std::vector<std::pair<double, std::size_t>> costs;
+  for (std::size_t i = first; i < candidates.size(); ++i) {
+    const Candidate& c = candidates[i];
+    const bool prepares = c.report.status == ChoiceStatus::ok && c.backend != nullptr;
+    costs.emplace_back(prepares ? c.backend->prepare_cost(problem, c.report.config) : 0.0, i);
+  }
+  std::stable_sort(costs.begin(), costs.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::vector<std::size_t> order;
+  for (const auto& [cost, i] : costs) order.push_back(i);
+  return order;
+}
+
+// Preparing can mean compiling (NVRTC, oneDNN JIT): spread it over the cores, the costliest
+// first (Backend::prepare_cost), so that the longest compiles of a cold tuning start at once
+// instead of last. A GPU family's prepare ends with a check in the one worker process, which
+// the threads take in turn; twice as many threads as cores keep every core compiling while some
+// of them wait there (the compiler itself runs on at most as many threads as cores).
 void prepare_all(const Problem& problem, std::vector<Candidate>& candidates, std::size_t first) {
-  std::atomic<std::size_t> next{first};
+  const std::vector<std::size_t> order = costliest_first(problem, candidates, first);
+  std::atomic<std::size_t> next{0};
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-  const unsigned workers = std::max(1u, std::min<unsigned>(2 * cores, unsigned(candidates.size() - first)));
+  const unsigned workers = std::max(1u, std::min<unsigned>(2 * cores, unsigned(order.size())));
   std::vector<std::thread> pool;
   for (unsigned w = 0; w < workers; ++w) {
     pool.emplace_back([&] {
-      for (std::size_t i = next++; i < candidates.size(); i = next++) prepare_one(problem, candidates[i]);
+      for (std::size_t i = next++; i < order.size(); i = next++) prepare_one(problem, candidates[order[i]]);
     });
   }
   for (auto& thread : pool) thread.join();

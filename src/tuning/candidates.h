@@ -31,6 +31,10 @@ std::vector<Candidate> gather(const Problem& problem, const BackendList& backend
 void prepare_one(const Problem& problem, Candidate& c);
 // Prepares candidates[first..] in parallel, marking those that cannot be prepared.
 void prepare_all(const Problem& problem, std::vector<Candidate>& candidates, std::size_t first = 0);
+// The indices from `first` on, in the order prepare_all takes them: the backends' estimated
+// prepare cost, costliest first; ties (and candidates that prepare nothing) in list order.
+std::vector<std::size_t> costliest_first(const Problem& problem, const std::vector<Candidate>& candidates,
+                                         std::size_t first);
 // Runs candidates[first..] once each on the harness's operands, marking wrong or failed ones.
 void verify_all(std::vector<Candidate>& candidates, Harness& harness, std::size_t first = 0);
 // CPU time of this process so far, every thread's, in seconds.

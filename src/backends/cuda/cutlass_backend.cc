@@ -153,6 +153,9 @@ class CutlassBackend final : public Backend {
     return "cutlass-" + setup_.version + "-" + to_hex(sha256(gemm_cutlass_source())).substr(0, 16);
   }
   std::int64_t compilations() const override { return cutlass_compilations.load(); }
+  // One nvcc process an instance: 35-68 s of CPU (bench/results/2026-11-26-h100-cutlass.md),
+  // far above any NVRTC kernel, so these start first.
+  double prepare_cost(const Problem&, const KernelConfig&) const override { return 50.0; }
 
   std::vector<KernelConfig> configs(const Problem& problem, SearchSpace space) const override {
     return cutlass_configs(problem, space, device_);

@@ -91,6 +91,8 @@ class NvrtcBackend final : public Backend {
   std::string version() const override { return nvrtc_backend_version(); }
   // Process-wide: the cubin cache is shared by every instance.
   std::int64_t compilations() const override { return mma_compilations.load(); }
+  // Like a mid-sized tile of the Hopper family's.
+  double prepare_cost(const Problem&, const KernelConfig&) const override { return 1.0; }
 
   // On Hopper the wgmma family serves every problem it can map, and this template (mma.sync,
   // no cp.async pipeline) has never won a shape there: 0.13-0.15x of cuBLASLt (issue 29). Its

@@ -1,7 +1,10 @@
 #include "nvrtc_compiler.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <semaphore>
+#include <thread>
 
 #include "cubin_cache.h"
 #include "cuda_check.h"
@@ -28,6 +31,33 @@ struct Program {
   }
 };
 
+// No more compiles at once than cores. The tuner's prepare pool has twice as many threads (some
+// wait for the worker), and it hands out the costliest compiles first: with every compile
+// running at once they all ran at a fraction of a core, and the longest finished last (a cold
+// tuning of 1x4096x4096 on the H100: 31 compiles, the slowest 2.8 s against ~1.3 s of CPU;
+// bench/results/2026-11-27-h100-cold-tuning.md).
+class CompileSlots {
+ public:
+  CompileSlots() : free_(std::ptrdiff_t(std::max(1u, std::thread::hardware_concurrency()))) {}
+  void acquire() { free_.acquire(); }
+  void release() { free_.release(); }
+
+ private:
+  std::counting_semaphore<> free_;
+};
+
+CompileSlots& compile_slots() {
+  static CompileSlots slots;
+  return slots;
+}
+
+struct CompileSlot {
+  CompileSlot() { compile_slots().acquire(); }
+  ~CompileSlot() { compile_slots().release(); }
+  CompileSlot(const CompileSlot&) = delete;
+  CompileSlot& operator=(const CompileSlot&) = delete;
+};
+
 std::string program_log(nvrtcProgram program) {
   std::size_t size = 0;
   if (nvrtcGetProgramLogSize(program, &size) != NVRTC_SUCCESS || size <= 1) return "";
@@ -51,7 +81,10 @@ Result<std::string> compile_cubin(std::string_view source, const std::vector<std
       check(nvrtcCreateProgram(&program.handle, text.c_str(), "gemm_mma.cu", 0, nullptr, nullptr), "nvrtcCreateProgram"));
   std::vector<const char*> raw;
   for (const std::string& option : options) raw.push_back(option.c_str());
-  const nvrtcResult result = nvrtcCompileProgram(program.handle, int(raw.size()), raw.data());
+  const nvrtcResult result = [&] {
+    CompileSlot slot;
+    return nvrtcCompileProgram(program.handle, int(raw.size()), raw.data());
+  }();
   if (result != NVRTC_SUCCESS) {
     ++failures;
     return Status(ErrorCode::unsupported,

@@ -169,6 +169,9 @@ class SkinnyBackend final : public Backend {
   std::string_view name() const override { return "skinny"; }
   std::string version() const override { return skinny_backend_version(); }
   std::int64_t compilations() const override { return skinny_compilations.load(); }
+  // Both kernels take ~1.2 s of CPU to compile on the H100's host, whatever the config
+  // (bench/results/2026-11-27-h100-cold-tuning.md): between the wgmma family's tiles.
+  double prepare_cost(const Problem&, const KernelConfig&) const override { return 1.2; }
 
   std::vector<KernelConfig> configs(const Problem& problem, SearchSpace space) const override {
     return skinny_configs(problem, space, device_);

@@ -148,6 +148,12 @@ class WgmmaBackend final : public Backend {
   std::string_view name() const override { return "wgmma"; }
   std::string version() const override { return wgmma_backend_version(); }
   std::int64_t compilations() const override { return wgmma_compilations.load(); }
+  // ptxas's time grows with the accumulator tile: on the H100's host, alone, ~0.3 s for a
+  // swapped 64x8 tile, ~0.8 s for 128x64 and ~2.5 s for 128x256; ping-pong's two tiles in flight
+  // take longer (bench/results/2026-11-27-h100-cold-tuning.md).
+  double prepare_cost(const Problem&, const KernelConfig& config) const override {
+    return (0.3 + 2.2 * double(config.block_m) * double(config.block_n) / (128.0 * 256.0)) * (config.pingpong ? 1.3 : 1.0);
+  }
 
   std::vector<KernelConfig> configs(const Problem& problem, SearchSpace space) const override {
     return wgmma_configs(problem, space, device_);
