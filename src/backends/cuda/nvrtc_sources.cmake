@@ -33,6 +33,7 @@ set(GEMMTUNE_CUDA_NVRTC_SOURCES
   backends/cuda/cubin_cache.cc
   backends/cuda/wgmma_backend.cc
   backends/cuda/wgmma_config_space.cc
+  backends/cuda/wgmma_config_checks.cc
   backends/cuda/wgmma_kernel_source.cc
   backends/cuda/wgmma_tensor_map.cc
   backends/cuda/skinny_backend.cc

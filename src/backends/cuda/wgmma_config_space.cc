@@ -7,31 +7,16 @@
 #include "../../core/config_space.h"
 #include "kernel_dtype_codes.h"
 #include "kernels/wgmma_stream_k.cuh"
+#include "wgmma_limits.h"
 
 namespace gemmtune::cuda {
+
+using namespace wgmma_template;
+
 namespace {
 
-// wgmma's m is a 64-row slice of one warpgroup; its n runs from 8 to 256 in steps of 8.
-constexpr int kSliceRows = 64;
-constexpr int kMinBlockN = 8;
-constexpr int kMaxBlock = 256;  // also TMA's largest box edge
-// An n-major B' tile is loaded in chunks of 64 columns (one 128-byte swizzle row of 16-bit
-// elements), so its width is whole chunks.
-constexpr int kMnChunk = 64;
-// Accumulators a consumer thread holds: with setmaxnreg giving consumers 232 registers, 152
-// leave room for addresses and the epilogue. 152 is the swapped 256×152 tile at 300 rows, two
-// slices of 76 a consumer (cuBLASLt's tile there), compiled without spills in every dtype
-// (wgmma_compile_test); more spilled in the probes.
-constexpr int kMaxAccumulatorsPerThread = 152;
-// Three consumers get 152 registers a thread (the producer keeps 40 of the 64K): 64
-// accumulators, 192×128, leave them the same room.
-constexpr int kMaxAccumulatorsThreeConsumers = 64;
-// More stages than this bought nothing measurable on the H100 (bench/results/).
-constexpr int kMaxStages = 8;
-constexpr int kMinStages = 2;
-// Slices of k a tile may be split into; split variants are offered where the grid has fewer
-// tiles than this fraction of the SMs, each slice keeping at least kMinSplitBlocks k-blocks.
-constexpr int kMaxSplitK = 8;
+// Split variants (up to kMaxSplitK slices) are offered where the grid has fewer tiles than this
+// fraction of the SMs, each slice keeping at least kMinSplitBlocks k-blocks.
 constexpr int kMinSplitBlocks = 4;
 constexpr double kSplitBelowSmFraction = 0.75;
 // Stream-K variants are offered where the data-parallel grid leaves at least this fraction of
@@ -69,46 +54,6 @@ constexpr double kWaveFitMaxIdle = 0.05;
 constexpr double kOneWaveNarrowest = 0.375;
 constexpr int kOneWaveNarrowestN = 64;
 
-std::string text(std::int64_t value) { return std::to_string(value); }
-
-int consumers_of(const KernelConfig& c) { return c.warps / 4 - 1; }
-
-// Rows of the tile one consumer warpgroup owns.
-int rows_per_consumer(const KernelConfig& c) {
-  return c.pingpong ? c.block_m : c.block_m / std::max(1, consumers_of(c));
-}
-
-int cluster(std::int32_t extent) { return std::max<std::int32_t>(extent, 1); }
-
-bool b_prime_n_major(const Problem& p, bool swap) {
-  // B' = B (n × k) or, swapped, Aᵀ: n-major when the user's operand is contiguous along n (m).
-  return swap ? p.a_layout() == Layout::col_major : p.b_layout() == Layout::row_major;
-}
-
-// The instance with its shared memory fitted: the TMA-store epilogue's staging where the tile
-// allows it, and the stages the config asks for.
-WgmmaInstance instance_of(const Problem& p, const KernelConfig& c) {
-  WgmmaInstance w;
-  const bool swap = c.swap_ab != 0;
-  w.in_code = input_code(p.a_type());
-  w.out_code = output_code(p.c_type());
-  w.a_mn = swap ? p.b_layout() == Layout::row_major : p.a_layout() == Layout::col_major;
-  w.b_mn = b_prime_n_major(p, swap);
-  w.c_transposed = swap;
-  w.block_m = c.block_m;
-  w.block_n = c.block_n;
-  w.stages = c.stages;
-  w.consumers = consumers_of(c);
-  w.pingpong = c.pingpong != 0;
-  w.cluster_m = cluster(c.cluster_m);
-  w.cluster_n = cluster(c.cluster_n);
-  w.group_m = std::max(1, c.group_m);
-  w.c_tma = w.c_tma_possible();
-  w.split_k = std::max(1, c.split_k);
-  w.stream_k = c.stream_k != 0;
-  return w;
-}
-
 // The narrowest width, in steps of `step`, that covers `dim` in as few tiles of at most `block`
 // as possible: 300 in tiles of up to 256 is two of 152 rather than 256 and a 44-wide remainder.
 std::int32_t balanced_block(std::int64_t dim, std::int32_t block, std::int32_t step) {
@@ -137,7 +82,7 @@ KernelConfig scaled(const KernelConfig& entry, const Problem& p, const CudaInfo&
   if ((m + c.block_m - 1) / c.block_m < 2) c.cluster_m = 1;
   if ((n + c.block_n - 1) / c.block_n < 2) c.cluster_n = 1;
   // Smaller tiles leave room for more stages; a stage count that no longer fits is lowered.
-  while (c.stages > kMinStages && instance_of(p, c).shared_bytes() > device.shared_memory_per_block_optin) --c.stages;
+  while (c.stages > kMinStages && wgmma_instance(p, c).shared_bytes() > device.shared_memory_per_block_optin) --c.stages;
   return c;
 }
 
@@ -165,7 +110,6 @@ std::vector<KernelConfig> drop_underfilled(const Problem& p, std::vector<KernelC
   return configs;
 }
 
-std::int64_t k_blocks_of(const Problem& p) { return (p.k() + wgmma_block_k(p.a_type()) - 1) / wgmma_block_k(p.a_type()); }
 
 // Whether sharing the last wave's k-blocks out can pay: the grid's last wave is partial, and
 // leaves enough of the launch idle (kStreamKMinIdle) in few enough waves (kStreamKMaxWaves).
@@ -227,7 +171,7 @@ std::optional<KernelConfig> wave_fitted(const Problem& p, const KernelConfig& c,
     while (narrowed.stages < kMaxStages) {
       KernelConfig deeper = narrowed;
       ++deeper.stages;
-      if (instance_of(p, deeper).shared_bytes() > device.shared_memory_per_block_optin) break;
+      if (wgmma_instance(p, deeper).shared_bytes() > device.shared_memory_per_block_optin) break;
       narrowed = deeper;
     }
     return narrowed;
@@ -289,134 +233,6 @@ KernelConfig wgmma_list_config(const WgmmaListEntry& e) {
   c.swap_ab = e.swap_ab ? 1 : 0;
   c.group_m = kWgmmaGroupM;
   return c;
-}
-
-int wgmma_block_k(DType input) { return 128 / int(dtype_size(input)); }
-
-WgmmaMapping wgmma_mapping(const Problem& p, const KernelConfig& c, const void* a, const void* b) {
-  WgmmaMapping map;
-  map.instance = instance_of(p, c);
-  const int in = map.instance.in_code;
-  // The user's A (m × k) and B as an n × k operand; swapped, A' = Bᵀ and B' = Aᵀ.
-  const WgmmaOperand user_a{a, in, p.a_layout() == Layout::col_major, p.m(), p.k(), p.lda(), 0};
-  const WgmmaOperand user_b{b, in, p.b_layout() == Layout::row_major, p.n(), p.k(), p.ldb(), 0};
-  const bool swap = c.swap_ab != 0;
-  map.a = swap ? user_b : user_a;
-  map.b = swap ? user_a : user_b;
-  map.a.tile_rows = c.block_m;
-  map.b.tile_rows = c.block_n;
-  map.m = swap ? p.n() : p.m();
-  map.n = swap ? p.m() : p.n();
-  return map;
-}
-
-Status check_wgmma_problem(const Problem& p) {
-  const bool k_major = p.a_layout() == Layout::row_major && p.b_layout() == Layout::col_major;
-  switch (p.a_type()) {
-    case DType::f16:
-    case DType::bf16:
-      break;
-    case DType::f32:
-      if (!p.allow_tf32()) return unsupported("f32 without TF32 has no tensor-core path; cublaslt covers it");
-      [[fallthrough]];
-    case DType::s8:
-      // wgmma reads 32-bit (TF32) and 8-bit operands from shared memory k-major only.
-      if (!k_major) {
-        return unsupported("wgmma reads " + std::string(dtype_name(p.a_type())) + " operands k-major only (layout nt); " +
-                           "this problem is " + p.layout_letters());
-      }
-      break;
-    default:
-      return unsupported("no wgmma template for " + std::string(dtype_name(p.a_type())) + " inputs");
-  }
-  // TMA addresses each operand by its leading dimension in bytes (with k = 0 nothing is loaded:
-  // C = beta·C).
-  const int in = input_code(p.a_type());
-  if (p.k() == 0) return Status::ok();
-  const std::string a_why = wgmma_operand_problem(WgmmaOperand{nullptr, in, false, p.m(), p.k(), p.lda(), 0});
-  if (!a_why.empty()) return unsupported("TMA cannot load A: " + a_why);
-  const std::string b_why = wgmma_operand_problem(WgmmaOperand{nullptr, in, false, p.n(), p.k(), p.ldb(), 0});
-  if (!b_why.empty()) return unsupported("TMA cannot load B: " + b_why);
-  // Tile coordinates are 32-bit in the kernel and in TMA.
-  if (std::max({p.m(), p.n(), p.k()}) >= (std::int64_t(1) << 31)) return unsupported("a dim is 2^31 or more");
-  return Status::ok();
-}
-
-Status check_wgmma_config_shape(const KernelConfig& c, const Problem& p) {
-  if (c.algo != 0 || c.micro_m != 0 || c.micro_n != 0 || c.threads != 0 || c.isa != 0) {
-    return invalid_argument("algo, micro_m, micro_n, threads and isa are not wgmma fields");
-  }
-  const std::int64_t k_blocks = k_blocks_of(p);
-  if (c.split_k < 0 || c.split_k > kMaxSplitK || (c.split_k > 1 && c.split_k > k_blocks)) {
-    return unsupported("split_k must be in [1, " + text(kMaxSplitK) + "] and at most the " + text(k_blocks) +
-                       " k-blocks of the problem");
-  }
-  if (c.stream_k != 0 && c.stream_k != 1) return invalid_argument("stream_k must be 0 or 1");
-  if (c.stream_k == 1 && c.split_k > 1) {
-    return unsupported("split_k " + text(c.split_k) + " and stream_k 1 are exclusive: both cut tiles along k and "
-                       "finish them through the one workspace of partial sums and tile counters");
-  }
-  if (c.warps != 8 && c.warps != 12 && c.warps != 16) {
-    return unsupported("warps must be 8, 12 or 16 (a producer and 1 to 3 consumer warpgroups)");
-  }
-  if (c.pingpong != 0 && (c.pingpong != 1 || consumers_of(c) != 2)) {
-    return unsupported("ping-pong takes 2 consumer warpgroups (pp=1, warps=12)");
-  }
-  if (c.swap_ab != 0 && c.swap_ab != 1) return invalid_argument("swap must be 0 or 1");
-  if (c.block_k != wgmma_block_k(p.a_type())) {
-    return unsupported("block_k must be " + text(wgmma_block_k(p.a_type())) + " for " +
-                       std::string(dtype_name(p.a_type())) + " (one 128-byte swizzle row of k a stage)");
-  }
-  const int rows = rows_per_consumer(c);
-  if (c.block_m <= 0 || c.block_m > kMaxBlock || rows % kSliceRows != 0 || rows == 0) {
-    return unsupported("block_m " + text(c.block_m) + " must give each consumer whole 64-row wgmma slices (up to 256)");
-  }
-  if (c.block_n < kMinBlockN || c.block_n > kMaxBlock || c.block_n % 8 != 0) {
-    return unsupported("block_n " + text(c.block_n) + " is not a wgmma n (8 to 256 in steps of 8)");
-  }
-  if (b_prime_n_major(p, c.swap_ab != 0) && c.block_n % kMnChunk != 0) {
-    return unsupported("an n-major B tile is whole 64-column chunks; block_n is " + text(c.block_n));
-  }
-  if (p.a_type() == DType::s8 && c.block_n > 24 && c.block_n % 16 != 0) {
-    return unsupported("s8 wgmma takes n = 8, 16, 24 or a multiple of 16; block_n is " + text(c.block_n));
-  }
-  if (c.stages < kMinStages || c.stages > kMaxStages) {
-    return unsupported("stages must be in [" + text(kMinStages) + ", " + text(kMaxStages) + "]");
-  }
-  if (c.group_m < 1) return invalid_argument("group_m must be >= 1");
-  for (std::int32_t extent : {c.cluster_m, c.cluster_n}) {
-    if (extent < 0 || extent > 2) return unsupported("cluster extents must be 1 or 2");
-  }
-  if (cluster(c.cluster_m) * cluster(c.cluster_n) > 2) return unsupported("clusters of 2 CTAs at most");
-  const int accumulators = rows / kSliceRows * c.block_n / 2;
-  const int bound = consumers_of(c) == 3 ? kMaxAccumulatorsThreeConsumers : kMaxAccumulatorsPerThread;
-  if (accumulators > bound) {
-    return unsupported(text(accumulators) + " accumulators per consumer thread would spill (bound " + text(bound) +
-                       " with " + text(consumers_of(c)) + " consumers)");
-  }
-  return Status::ok();
-}
-
-Status check_wgmma_limits(const KernelConfig& c, const Problem& p, const CudaInfo& device) {
-  // wgmma, setmaxnreg and the sm_90a target exist on compute capability 9.0 only.
-  if (device.cc_major != 9 || device.cc_minor != 0) {
-    return unsupported("wgmma needs compute capability 9.0 (sm_90a); the device has " + text(device.cc_major) + "." +
-                       text(device.cc_minor));
-  }
-  const WgmmaInstance w = instance_of(p, c);
-  // The stream-K division counts its S <= 2·clusters·KB k-blocks in 32 bits (wgmma_stream_k.cuh).
-  if (w.stream_k && 2 * std::int64_t(device.sm_count) * k_blocks_of(p) >= (std::int64_t(1) << 31)) {
-    return unsupported("stream-K counts the k-blocks it shares out in 32 bits: " + text(k_blocks_of(p)) +
-                       " k-blocks a tile on " + text(device.sm_count) + " SMs are too many");
-  }
-  if (w.threads() > device.max_threads_per_block) {
-    return unsupported(text(w.threads()) + " threads exceed the device's " + text(device.max_threads_per_block));
-  }
-  if (w.shared_bytes() > device.shared_memory_per_block_optin) {
-    return unsupported("needs " + text(w.shared_bytes()) + " bytes of shared memory, the device allows " +
-                       text(device.shared_memory_per_block_optin) + " per block");
-  }
-  return Status::ok();
 }
 
 namespace {

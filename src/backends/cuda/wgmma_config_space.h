@@ -46,6 +46,9 @@ struct WgmmaMapping {
 };
 WgmmaMapping wgmma_mapping(const Problem& problem, const KernelConfig& config, const void* a = nullptr,
                            const void* b = nullptr);
+// The instance alone (wgmma_mapping's), with its shared memory fitted: the TMA-store
+// epilogue's staging where the tile allows it, and the stages the config asks for.
+WgmmaInstance wgmma_instance(const Problem& problem, const KernelConfig& config);
 
 // k elements of one stage: one 128-byte swizzle row (64 for f16/bf16, 32 for TF32, 128 for s8).
 int wgmma_block_k(DType input);
