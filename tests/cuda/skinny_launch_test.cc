@@ -48,7 +48,9 @@ TEST(SkinnyLaunch, EveryDefaultConfigMatchesTheReferenceInEveryDtype) {
   ran += verify(testing::test_problem(16, 4096, 4096, DType::bf16, "nt", DType::bf16, 0.0));
   ran += verify(testing::test_problem(7, 1032, 2000, DType::f16, "nt", DType::f32, 0.0));
   ran += verify(testing::test_problem(16, 2048, 4096, DType::s8, "nt", DType::s32, 0.0));
-  EXPECT_GE(ran, 3 * int(std::min<std::size_t>(config_limit(12), 12)));
+  // verify() checks that each problem ran every config it offers; this, that those are not a
+  // handful (the rows of warps that split k, and gemv at m = 7: 11 or more each).
+  EXPECT_GE(ran, 3 * int(std::min<std::size_t>(config_limit(10), 10)));
 }
 
 TEST(SkinnyLaunch, EveryLayoutWithOddSizesFromOneRowToSixtyFour) {
