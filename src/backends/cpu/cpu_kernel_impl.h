@@ -14,13 +14,16 @@
 // the helpers the families share depend on everything else in the unit, so a split changes
 // the machine code of kernels whose source did not change (measured: bench/results/
 // 2026-11-25-build-time.md), and the cost model trained on them would no longer describe them.
-#include "cpu_axpy_gemm.h"
-#include "cpu_columns_gemm.h"
-#include "cpu_direct_gemm.h"
-#include "cpu_packed_gemm.h"
-#include "cpu_pairs_gemm.h"
-#include "cpu_rows_dots_gemm.h"
-#include "cpu_stream_gemm.h"
+// The direct kernels' shared parts come first, in the order that kept every kernel object
+// byte-identical when the families moved to kernels/ (one file each).
+#include "kernels/rows.h"
+#include "kernels/dot.h"
+#include "kernels/axpy.h"
+#include "kernels/columns.h"
+#include "kernels/packed.h"
+#include "kernels/pairs.h"
+#include "kernels/rows_dots.h"
+#include "kernels/stream.h"
 #include "cpu_offered_kernels.h"
 
 // A case of find_tile<In, Out>: `kernel` for the tile key (mr, nc) of `algo`, instantiated
@@ -70,7 +73,7 @@ CpuGemmFn find_tile(int algo, int micro_m, int columns) {
     GEMMTUNE_CPU_AXPY_TILES(GEMMTUNE_CPU_TILE_CASE)
 #undef GEMMTUNE_CPU_TILE_CASE
   } else if (algo == kAlgoDirectPairs) {
-    // cpu_pairs_gemm.h defines these kernels for 512-bit vectors only, which the preprocessor
+    // kernels/pairs.h defines these kernels for 512-bit vectors only, which the preprocessor
     // has to know before it sees their name; the rule (family_takes_isa) says the same.
     static_assert(family_takes_isa(kAlgoDirectPairs, GEMMTUNE_ISA_LEVEL) == (GEMMTUNE_VECTOR_BYTES == 64));
 #if GEMMTUNE_VECTOR_BYTES == 64

@@ -56,7 +56,7 @@ struct CpuGemmParams {
   int grid_m = 1, grid_n = 1;
   // Whole 64-byte lines of each of B's k rows that a tile can read and find still in L1 on
   // its next pass (b_lines_in_l1), set when the kernel is prepared. The tile and one-row rows
-  // kernels read B off its lines through the window (cpu_direct_gemm.h) only where it takes
+  // kernels read B off its lines through the window (kernels/rows_block.h) only where it takes
   // no more lines than these: a per-call test would cost them 2-3 ns of 63-67.
   int b_lines_in_l1 = 0;
 };

@@ -1,6 +1,6 @@
 // The L1 data cache's sets and ways, from cpuid, and how many lines of each row of B stay in
 // it (b_lines_in_l1): the kernels read B off its lines through the window only where a
-// tile's lines stay (cpu_direct_gemm.h, window_shift). sysfs has no cache entries on some VMs
+// tile's lines stay (kernels/rows_block.h, window_shift). sysfs has no cache entries on some VMs
 // (the development VM's has none), so cpuid it is: leaf 4 (Intel) and 0x8000001D (AMD) list
 // the caches in one format, and AMD's leaf 0x80000005 describes the L1 alone (the development
 // VM's hypervisor answers only that one: 48 KiB, 12 ways).

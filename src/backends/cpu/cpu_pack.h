@@ -1,4 +1,4 @@
-// Packed formats and packing for the packed kernel (cpu_packed_gemm.h).
+// Packed formats and packing for the packed kernel (kernels/packed.h).
 //
 // A panel is `width` positions (rows of A or columns of B) × a depth of k, stored as 32-bit
 // words: word (q, x) at out[q·W + x] holds kGroup consecutive k values of position x, so that

@@ -1,5 +1,5 @@
 // The rows-dots kernel: C a few columns wider than a whole number of vectors (n = 33 with 16
-// lanes), A and B row-major. The rows kernel (cpu_direct_gemm.h) would give each row a last
+// lanes), A and B row-major. The rows kernel (rows.h) would give each row a last
 // vector of one useful lane: at 17 × 33 × 65 a third of its multiply-adds are padding. Here
 // the rows kernel takes the whole vectors of columns, and the last 1-4 columns of B are
 // copied out contiguous along k and computed by the dot kernel, a vector of k at a time and
@@ -9,7 +9,8 @@
 // f32 only; every ISA (the tail is at most a quarter of a vector's lanes).
 #pragma once
 
-#include "cpu_direct_gemm.h"
+#include "rows_block.h"
+#include "direct_entry.h"
 
 namespace gemmtune::cpu::GEMMTUNE_ISA_NAMESPACE {
 namespace {

@@ -18,7 +18,8 @@
 // narrower, so that every later load of B is aligned (aligned_head).
 #pragma once
 
-#include "cpu_direct_gemm.h"
+#include "rows_block.h"
+#include "direct_entry.h"
 
 namespace gemmtune::cpu::GEMMTUNE_ISA_NAMESPACE {
 namespace {

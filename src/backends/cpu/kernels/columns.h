@@ -11,8 +11,9 @@
 // Float inputs only (f16 and bf16 are widened to f32 when A is packed and when W is read).
 #pragma once
 
-#include "cpu_direct_gemm.h"
-#include "cpu_pack.h"
+#include "rows_block.h"
+#include "direct_entry.h"
+#include "../cpu_pack.h"
 
 namespace gemmtune::cpu::GEMMTUNE_ISA_NAMESPACE {
 namespace {

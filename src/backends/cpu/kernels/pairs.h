@@ -1,7 +1,7 @@
 // The pairs kernel: C no wider than half a 512-bit vector (n ≤ 8 f32 columns) as one register
 // tile, with two steps of k side by side in each vector.
 //
-// The tile kernel (cpu_direct_gemm.h) holds a row of such a C in one vector whose upper half
+// The tile kernel (rows.h) holds a row of such a C in one vector whose upper half
 // multiplies zeros: half its multiply-adds are padding. Here lane 2j of row r's vector sums
 // column j over even steps of k and lane 2j + 1 over odd ones. Each step takes a pair of A's
 // elements (A(r, p), A(r, p + 1): adjacent when A is row-major, one 64-bit broadcast) against
@@ -14,7 +14,8 @@
 // AVX-512 only (the level-2 f32 kernels): the AVX2 tile already fills its 8 lanes at n = 8.
 #pragma once
 
-#include "cpu_direct_gemm.h"
+#include "rows_block.h"
+#include "direct_entry.h"
 
 namespace gemmtune::cpu::GEMMTUNE_ISA_NAMESPACE {
 namespace {

@@ -7,14 +7,15 @@
 // and one load and one store of each accumulator. B is read once, in its storage order, as U
 // long runs that the hardware prefetchers follow.
 //
-// The stream kernel (cpu_stream_gemm.h) reads B in storage order too, but a tile of columns
+// The stream kernel (stream.h) reads B in storage order too, but a tile of columns
 // at a time down a block of rows, its sums in registers: the better loop from 4 rows of A up,
 // where it reuses them. At 1 × 4096 × 4096 on the development machine's two cores, in the
 // tuner's final round, this kernel took 632 µs and the stream kernel's best 931 µs
 // (bench/results/2026-11-23g-cpu-axpy/skinny-nn-first.json).
 #pragma once
 
-#include "cpu_direct_gemm.h"
+#include "rows_block.h"
+#include "direct_entry.h"
 
 namespace gemmtune::cpu::GEMMTUNE_ISA_NAMESPACE {
 namespace {

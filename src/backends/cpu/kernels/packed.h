@@ -8,8 +8,8 @@
 // operand once per thread, which is small next to the product on the sizes that use threads.
 #pragma once
 
-#include "cpu_pack.h"
-#include "cpu_thread_pool.h"
+#include "../cpu_pack.h"
+#include "../cpu_thread_pool.h"
 
 namespace gemmtune::cpu::GEMMTUNE_ISA_NAMESPACE {
 namespace {
