@@ -420,7 +420,7 @@ TEST(WgmmaConfigSpace, TheDefaultSpaceDropsConfigsThatLeaveMostSMsIdle) {
     ++checked;
   }
   EXPECT_TRUE(has_64x128);
-  EXPECT_EQ(checked, 15);
+  EXPECT_EQ(checked, 11);  // 15 before the splits that leave half the SMs idle went (below)
   EXPECT_EQ(count_stream_k(configs), 0);
   // The exhaustive space keeps them.
   int underfilled = 0;
@@ -428,6 +428,22 @@ TEST(WgmmaConfigSpace, TheDefaultSpaceDropsConfigsThatLeaveMostSMsIdle) {
     underfilled += ctas_of(p, c) * 4 < h100().sm_count;
   }
   EXPECT_GT(underfilled, 0);
+}
+
+// A split of k is offered to fill the SMs; the default space leaves out the splits that would
+// still leave half of them idle (at 256x4096x4096: 128x256 and 256x128 in two slices, 64 CTAs).
+TEST(WgmmaConfigSpace, SplitsThatLeaveHalfTheSmsIdleAreLeftOutOfTheDefaultSpace) {
+  const Problem p = make(256, 4096, 4096, DType::bf16);
+  int splits = 0;
+  for (const KernelConfig& c : wgmma_configs(p, SearchSpace::default_space, h100())) {
+    if (c.split_k <= 1) continue;
+    ++splits;
+    EXPECT_GE(2 * ctas_of(p, c), 132) << c.to_string();
+  }
+  EXPECT_GE(splits, 2);
+  int idle_splits = 0;
+  for (const KernelConfig& c : wgmma_configs(p, SearchSpace::exhaustive, h100())) idle_splits += c.split_k > 1 && 2 * ctas_of(p, c) < 132;
+  EXPECT_GE(idle_splits, 1) << "the exhaustive space keeps them";
 }
 
 // Whatever the problem, the default space offers nothing that would keep fewer than a quarter of

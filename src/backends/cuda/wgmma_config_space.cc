@@ -318,6 +318,11 @@ std::vector<KernelConfig> scaled_candidates(const Problem& p, SearchSpace space,
           tiles * (split / 2) >= device.sm_count) {
         continue;
       }
+      // A split that still leaves half the SMs idle has lost its point, and in the default
+      // space it is a slow compile of a large tile: 128x256 at 256x4096x4096 (64 CTAs) ran
+      // 1.5x slower than the pick, and no tuning of the 73 on record picked such a split
+      // (bench/results/2026-11-27-h100-cold-tuning.md).
+      if (space == SearchSpace::default_space && tiles * split * 2 < device.sm_count) continue;
       c.split_k = split;
       offer(c);
     }
