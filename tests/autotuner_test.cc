@@ -6,14 +6,12 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <map>
 #include <numeric>
+#include <stdexcept>
 #include <string>
 #include <thread>
-
-#include <cmath>
-#include <cstring>
-#include <stdexcept>
 
 #include "tuning/autotuner.h"
 #include "tuning/final_round.h"
