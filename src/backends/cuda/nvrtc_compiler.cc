@@ -36,21 +36,12 @@ struct Program {
 // running at once they all ran at a fraction of a core, and the longest finished last (a cold
 // tuning of 1x4096x4096 on the H100: 31 compiles, the slowest 2.8 s against ~1.3 s of CPU;
 // bench/results/2026-11-27-h100-cold-tuning.md).
-class CompileSlots {
- public:
-  CompileSlots() : free_(std::ptrdiff_t(std::max(1u, std::thread::hardware_concurrency()))) {}
-  void acquire() { free_.acquire(); }
-  void release() { free_.release(); }
-
- private:
-  std::counting_semaphore<> free_;
-};
-
-CompileSlots& compile_slots() {
-  static CompileSlots slots;
+std::counting_semaphore<>& compile_slots() {
+  static std::counting_semaphore<> slots(std::ptrdiff_t(std::max(1u, std::thread::hardware_concurrency())));
   return slots;
 }
 
+// Holds one of compile_slots() for its lifetime.
 struct CompileSlot {
   CompileSlot() { compile_slots().acquire(); }
   ~CompileSlot() { compile_slots().release(); }
