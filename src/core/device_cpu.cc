@@ -7,10 +7,10 @@
 #include <set>
 #include <sstream>
 #include <string>
-#include <thread>
 
 #include "gemmtune/config.h"
 #include "gemmtune/device.h"
+#include "usable_cpus.h"
 
 namespace gemmtune {
 namespace {
@@ -85,7 +85,7 @@ CpuInfo detect() {
       }
     }
   }
-  cpu.logical_cores = int(std::max(1u, std::thread::hardware_concurrency()));
+  cpu.logical_cores = usable_cpus();
   cpu.physical_cores = cpu.logical_cores;
   read_proc_cpuinfo(cpu);
   read_caches(cpu);

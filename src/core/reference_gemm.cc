@@ -5,6 +5,8 @@
 #include <cstring>
 #include <thread>
 
+#include "usable_cpus.h"
+
 namespace gemmtune {
 
 double load_as_double(const void* data, DType type, std::int64_t index) {
@@ -64,7 +66,7 @@ std::vector<double> reference_products(const Problem& p, const void* a, const vo
   std::vector<double> out(std::size_t(m * n), 0.0);
   if (m == 0 || n == 0 || k == 0) return out;
   const std::int64_t panels = (n + kPanelColumns - 1) / kPanelColumns;
-  const int threads = int(std::clamp<std::int64_t>(std::thread::hardware_concurrency(), 1, panels));
+  const int threads = int(std::clamp<std::int64_t>(usable_cpus(), 1, panels));
   auto work = [&](int t) {
     std::vector<double> panel(std::size_t(kPanelDepth * kPanelColumns));
     std::vector<double> a_block;

@@ -4,9 +4,9 @@
 #include <cmath>
 #include <cstdio>
 #include <mutex>
-#include <thread>
 
 #include "booster.h"
+#include "../core/usable_cpus.h"
 
 namespace gemmtune {
 namespace {
@@ -109,7 +109,7 @@ Result<std::unique_ptr<Booster>> train_booster(const std::vector<float>& feature
   GEMMTUNE_ASSIGN_OR_RETURN(auto matrix, DMatrix::create(features, rows, cols));
   GEMMTUNE_XGB(XGDMatrixSetFloatInfo(matrix->handle(), "label", labels.data(), bst_ulong(rows)));
   GEMMTUNE_ASSIGN_OR_RETURN(auto booster, XgbBooster::create(matrix.get()));
-  const int threads = options.threads > 0 ? options.threads : int(std::max(1u, std::thread::hardware_concurrency()));
+  const int threads = options.threads > 0 ? options.threads : usable_cpus();
   const std::pair<const char*, std::string> params[] = {
       {"objective", "reg:squarederror"},
       {"tree_method", "hist"},

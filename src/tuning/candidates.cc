@@ -7,6 +7,8 @@
 
 #include <sys/resource.h>
 
+#include "../core/usable_cpus.h"
+
 namespace gemmtune {
 
 Candidate candidate(const Backend& backend, const KernelConfig& config) {
@@ -75,7 +77,7 @@ std::vector<std::size_t> costliest_first(const Problem& problem, const std::vect
 void prepare_all(const Problem& problem, std::vector<Candidate>& candidates, std::size_t first) {
   const std::vector<std::size_t> order = costliest_first(problem, candidates, first);
   std::atomic<std::size_t> next{0};
-  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  const unsigned cores = unsigned(usable_cpus());
   const unsigned workers = std::max(1u, std::min<unsigned>(2 * cores, unsigned(order.size())));
   std::vector<std::thread> pool;
   for (unsigned w = 0; w < workers; ++w) {

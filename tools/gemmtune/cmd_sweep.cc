@@ -8,7 +8,6 @@
 #include <fstream>
 #include <iostream>
 #include <set>
-#include <thread>
 
 #include "commands.h"
 #include "common.h"
@@ -139,7 +138,7 @@ int run_sweep(int argc, char** argv) {
   meta.close_band = options->tuning.close_band;
   meta.close_repeats = options->tuning.close_repeats;
   meta.full_within = sweep.full_within;
-  meta.workers = int(std::max(1u, std::thread::hardware_concurrency()));
+  meta.workers = gemmtune::host_cpu().logical_cores;
   auto done = open_out(out_path, meta);
   if (!done.is_ok()) {
     const int code = fail(done.status());

@@ -1,0 +1,20 @@
+#include "usable_cpus.h"
+
+#include <sched.h>
+
+#include <algorithm>
+#include <thread>
+
+namespace gemmtune {
+
+int usable_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+    const int count = CPU_COUNT(&set);
+    if (count > 0) return count;
+  }
+  return int(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+}  // namespace gemmtune
