@@ -8,13 +8,11 @@
 // Prints the best and median GFLOP/s per thread of passes of 12 · 2^22 FMAs of 8 lanes each.
 #include <immintrin.h>
 
-#include <algorithm>
-#include <barrier>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <thread>
 #include <vector>
+
+#include "passes.h"
 
 namespace {
 
@@ -56,23 +54,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: fma_peak [threads > 0] [repeats > 0]\n");
     return 2;
   }
-  std::barrier sync(threads);
-  std::vector<double> seconds;
-  std::vector<std::thread> pool;
-  for (int t = 0; t < threads; ++t) {
-    pool.emplace_back([&, t] {
-      for (int r = 0; r <= repeats; ++r) {
-        sync.arrive_and_wait();
-        const auto begin = std::chrono::steady_clock::now();
-        fma_loop(kIterations);
-        sync.arrive_and_wait();
-        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
-        if (t == 0 && r > 0) seconds.push_back(s);
-      }
-    });
-  }
-  for (auto& thread : pool) thread.join();
-  std::sort(seconds.begin(), seconds.end());
+  const std::vector<double> seconds = timed_passes(threads, repeats, [](int) { fma_loop(kIterations); });
   const double flops = double(kIterations) * kChains * 8 * 2;  // per thread
   std::printf("FMA loop, %d threads, %d passes: best %.1f GFLOP/s a thread, median %.1f\n", threads, repeats,
               flops / seconds.front() / 1e9, flops / seconds[seconds.size() / 2] / 1e9);

@@ -9,15 +9,12 @@
 // summed into eight accumulators: the loop is bound by loads, not by the adds' latency.
 #include <immintrin.h>
 
-#include <algorithm>
 #include <atomic>
-#include <barrier>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
-#include <thread>
 #include <vector>
+
+#include "passes.h"
 
 namespace {
 
@@ -51,30 +48,18 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "read_bandwidth: cannot allocate %zu MiB\n", mib);
     return 1;
   }
-  // Each thread touches its own part first, so its pages are where it runs.
   const std::size_t part = floats / std::size_t(threads) / 64 * 64;
-  std::vector<double> seconds;
-  // The threads alone meet at the barriers and the first of them keeps the time: a timing
-  // thread of its own would be a third thread on two cores, and late to read the clock.
-  std::barrier sync(threads);
+  // Each thread writes its own part in its untimed first pass, so its pages are where it runs.
+  std::vector<char> touched(threads, 0);  // char, not bool: each thread writes its own
   std::atomic<float> sink{0};
-  std::vector<std::thread> pool;
-  for (int t = 0; t < threads; ++t) {
-    pool.emplace_back([&, t] {
-      float* mine = data + std::size_t(t) * part;
+  const std::vector<double> seconds = timed_passes(threads, repeats, [&](int t) {
+    float* mine = data + std::size_t(t) * part;
+    if (!touched[t]) {
       for (std::size_t i = 0; i < part; ++i) mine[i] = float(i & 7);
-      for (int r = 0; r <= repeats; ++r) {
-        sync.arrive_and_wait();  // start together
-        const auto begin = std::chrono::steady_clock::now();
-        sink.fetch_add(sum_floats(mine, part), std::memory_order_relaxed);
-        sync.arrive_and_wait();  // the pass ends when the last thread ends
-        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
-        if (t == 0 && r > 0) seconds.push_back(s);  // the first pass pages the buffer in
-      }
-    });
-  }
-  for (auto& thread : pool) thread.join();
-  std::sort(seconds.begin(), seconds.end());
+      touched[t] = 1;
+    }
+    sink.fetch_add(sum_floats(mine, part), std::memory_order_relaxed);
+  });
   const double bytes = double(part) * threads * sizeof(float);
   const double best = seconds.front(), median = seconds[seconds.size() / 2];
   std::printf("read %zu MiB with %d threads, %d passes: best %.1f us (%.1f GB/s), median %.1f us (%.1f GB/s)%s\n",

@@ -1,11 +1,10 @@
 #include "nvrtc_compiler.h"
 
-#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <semaphore>
-#include <thread>
 
+#include "../../core/usable_cpus.h"
 #include "cubin_cache.h"
 #include "cuda_check.h"
 
@@ -37,7 +36,7 @@ struct Program {
 // tuning of 1x4096x4096 on the H100: 31 compiles, the slowest 2.8 s against ~1.3 s of CPU;
 // bench/results/2026-11-27-h100-cold-tuning.md).
 std::counting_semaphore<>& compile_slots() {
-  static std::counting_semaphore<> slots(std::ptrdiff_t(std::max(1u, std::thread::hardware_concurrency())));
+  static std::counting_semaphore<> slots(usable_cpus());
   return slots;
 }
 
