@@ -48,9 +48,10 @@ struct DeviceBuffer {
 // counters) must not change the next one. Returns how many configs ran and matched every time.
 // The cubin cache is a fresh one unless `fresh_cache` is false (the cutlass family's objects take
 // nvcc tens of seconds each and do not depend on the problem's size: its tests share one cache).
+// `c_offset_bytes` moves C that far past the allocation's (256-byte aligned) start.
 inline int run_and_verify(const Backend& backend, const Problem& p, std::size_t max_configs = 0,
                           std::vector<KernelConfig> configs = {}, CompileFunction compile = nullptr,
-                          int launches = 1, bool fresh_cache = true) {
+                          int launches = 1, bool fresh_cache = true, std::size_t c_offset_bytes = 0) {
   if (fresh_cache) use_fresh_cubin_cache();
   if (configs.empty()) configs = backend.configs(p, SearchSpace::default_space);
   EXPECT_FALSE(configs.empty()) << p.describe();
@@ -67,7 +68,10 @@ inline int run_and_verify(const Backend& backend, const Problem& p, std::size_t 
   const std::size_t a_bytes = std::size_t(p.a_elements()) * dtype_size(p.a_type());
   const std::size_t b_bytes = std::size_t(p.b_elements()) * dtype_size(p.b_type());
   const std::size_t c_bytes = std::size_t(p.c_elements()) * dtype_size(p.c_type());
-  DeviceBuffer a(a_bytes), b(b_bytes), c(c_bytes);
+  DeviceBuffer a(a_bytes), b(b_bytes), c_allocation(c_bytes + c_offset_bytes);
+  struct {
+    void* ptr;
+  } c{static_cast<char*>(c_allocation.ptr) + c_offset_bytes};
   EXPECT_EQ(cudaMemcpy(a.ptr, host.a(), a_bytes, cudaMemcpyHostToDevice), cudaSuccess);
   EXPECT_EQ(cudaMemcpy(b.ptr, host.b(), b_bytes, cudaMemcpyHostToDevice), cudaSuccess);
   int matched = 0;

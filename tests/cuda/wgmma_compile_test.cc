@@ -60,6 +60,26 @@ testing::PtxasJob ptxas_job(const Problem& p, const KernelConfig& c) {
           wgmma_kernel_options(w, h100().arch())};
 }
 
+// Every row of the default list as the tuner compiles it for a large bf16 product (the TMA
+// store with its unaligned-C fallback), and for beta != 0 (the direct store alone).
+TEST(WgmmaCompile, EveryDefaultRowCompilesWithoutSpillsOrSerializedWgmma) {
+  std::vector<testing::PtxasJob> jobs;
+  const Problem bf16_nt = make(4096, 4096, 4096, DType::bf16, "nt", DType::bf16);
+  ProblemSpec accumulate = bf16_nt.spec();
+  accumulate.beta = 1.0;
+  const Problem bf16_beta = *Problem::create(accumulate);
+  int tma = 0;
+  for (std::size_t row = 0; row < wgmma_default_list().size(); ++row) {
+    KernelConfig c = wgmma_list_config(wgmma_default_list().at(row));
+    c.block_k = wgmma_block_k(DType::bf16);
+    jobs.push_back(ptxas_job(bf16_nt, c));
+    tma += wgmma_instance(bf16_nt, c).c_tma ? 1 : 0;
+    if (row % 4 == 0) jobs.push_back(ptxas_job(bf16_beta, c));
+  }
+  EXPECT_GT(tma, 0);
+  EXPECT_EQ(testing::expect_no_spills(jobs), int(jobs.size()));
+}
+
 KernelConfig stream_k_row(std::size_t row, DType type) {
   KernelConfig c = wgmma_list_config(wgmma_default_list().at(row));
   c.block_k = wgmma_block_k(type);

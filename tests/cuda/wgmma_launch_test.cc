@@ -49,7 +49,10 @@ int verify(const Problem& p, std::size_t max_configs = 0) {
 // Each of `configs` on each problem, launched twice and checked against the reference: with the
 // problem's block_k, and fewer stages where its shared memory cannot hold the ones asked (each
 // then expected to run). Returns how many ran; `expected` counts the pairs tried.
-int run_each_on_each(std::initializer_list<Problem> problems, const std::vector<KernelConfig>& configs, int& expected) {
+// With `misaligned_c`, C starts one element past an aligned address (off TMA's 16-byte grid),
+// and each kernel must have been compiled with the TMA store (`tma_kernels` counts them).
+int run_each_on_each(std::initializer_list<Problem> problems, const std::vector<KernelConfig>& configs, int& expected,
+                     bool misaligned_c = false, int* tma_kernels = nullptr) {
   int ran = 0;
   for (const Problem& p : problems) {
     auto wgmma = backend();
@@ -59,9 +62,11 @@ int run_each_on_each(std::initializer_list<Problem> problems, const std::vector<
       while (!wgmma->can_implement(p, c).is_ok() && c.stages > 2) --c.stages;
       EXPECT_TRUE(wgmma->can_implement(p, c).is_ok()) << c.to_string() << " for " << p.describe();
       fitted.push_back(c);
+      if (tma_kernels != nullptr) *tma_kernels += wgmma_instance(p, c).c_tma ? 1 : 0;
     }
     expected += int(fitted.size());
-    ran += testing::run_and_verify(*wgmma, p, 0, fitted, &compile_gemm_wgmma, 2);
+    ran += testing::run_and_verify(*wgmma, p, 0, fitted, &compile_gemm_wgmma, 2, true,
+                                   misaligned_c ? dtype_size(p.c_type()) : 0);
   }
   return ran;
 }
@@ -207,6 +212,36 @@ TEST(WgmmaLaunch, AlphaBetaAndPaddedLeadingDimensions) {
   int ran = 0;
   for (DType type : {DType::bf16, DType::f16, DType::s8, DType::f32}) ran += verify(testing::padded_with_alpha_beta(300, 264, 400, type), 3);
   EXPECT_EQ(ran, 4 * at_most(3));
+}
+
+// A kernel compiled with the TMA-store epilogue (beta 0, an ldc TMA can address) called with a C
+// off the 16-byte grid: C goes out through the staged fallback (gt_store_slice_staged). Whole
+// chunks and a width with direct-stored last columns, ping-pong, split-k and stream-K, every
+// output width, sizes past the last whole tile.
+TEST(WgmmaLaunch, AnUnalignedCGoesOutThroughTheStagedStores) {
+  SKIP_WITHOUT_HOPPER();
+  std::vector<KernelConfig> configs;
+  for (const char* text : {"bm=128 bn=256 stages=4 warps=12 gm=8", "bm=128 bn=224 stages=4 warps=12 gm=8",
+                           "bm=64 bn=256 stages=4 warps=12 gm=8 pp=1", "bm=128 bn=128 stages=6 warps=12 gm=8 splitk=2",
+                           "bm=128 bn=128 stages=6 warps=12 gm=8 streamk=1"}) {
+    configs.push_back(*KernelConfig::parse(text));
+  }
+  int expected = 0, tma_kernels = 0;
+  const int ran = run_each_on_each({testing::test_problem(264, 1000, 520, DType::bf16, "nt", DType::bf16, 0.0),
+                                    testing::test_problem(136, 744, 520, DType::f16, "nt", DType::f32, 0.0),
+                                    testing::test_problem(200, 744, 1040, DType::s8, "nt", DType::s32, 0.0)},
+                                   configs, expected, true, &tma_kernels);
+  EXPECT_EQ(ran, expected);
+  EXPECT_EQ(expected, 15);
+  EXPECT_EQ(tma_kernels, 15) << "every kernel here is compiled with the TMA store";
+}
+
+// beta != 0 or an ldc TMA cannot address: the kernel is compiled with the direct store alone.
+TEST(WgmmaLaunch, KernelsForBetaOrAnUnalignedLdcAreCompiledWithoutTheTmaStore) {
+  const KernelConfig c = *KernelConfig::parse("bm=128 bn=256 stages=4 warps=12 gm=8");
+  EXPECT_TRUE(wgmma_instance(testing::test_problem(256, 1024, 512, DType::bf16, "nt", DType::bf16, 0.0), c).c_tma);
+  EXPECT_FALSE(wgmma_instance(testing::test_problem(256, 1024, 512, DType::bf16, "nt", DType::bf16, 1.0), c).c_tma);
+  EXPECT_FALSE(wgmma_instance(testing::test_problem(256, 1003, 512, DType::bf16, "nt", DType::bf16, 0.0), c).c_tma);
 }
 
 TEST(WgmmaLaunch, KZeroScalesCAndAnEmptyProblemRuns) {

@@ -4,6 +4,10 @@
 // first heuristic pick in the same run. Built by bench/probes/wgmma/build.sh (host code only).
 //
 //   wgmma_probe compile [CONFIG...]      compile only (no GPU needed): registers, spills, time
+//                                        WGMMA_PROBE_WORKERS=1: one compile at a time; WGMMA_PROBE_DTYPE=bf16: one
+//                                        input type; WGMMA_PROBE_ARCH=compute_90a: NVRTC to PTX only (the front
+//                                        end's share of the time); WGMMA_PROBE_EXTRA=OPTION: one more NVRTC
+//                                        option; WGMMA_PROBE_DUMP=DIR: each cubin to DIR/N.cubin
 //   wgmma_probe check                    the correctness matrix (dtypes, layouts, odd sizes, alpha/beta)
 //   wgmma_probe bench DTYPE SHAPES [CONFIG...]   time on "MxNxK,..." (nt layout), CONFIG as below
 //   wgmma_probe streamk [CONFIG...]      stream-K against the plain grid: checks the .sk variant
@@ -114,6 +118,7 @@ Compiled nvrtc_compile(const std::string& source, const std::vector<std::string>
   std::vector<const char*> raw;
   for (const auto& o : options) raw.push_back(o.c_str());
   raw.push_back("--ptxas-options=-v");
+  if (const char* extra = std::getenv("WGMMA_PROBE_EXTRA")) raw.push_back(extra);
   const nvrtcResult result = nvrtcCompileProgram(program, int(raw.size()), raw.data());
   std::size_t log_size = 0;
   nvrtcGetProgramLogSize(program, &log_size);
@@ -124,7 +129,7 @@ Compiled nvrtc_compile(const std::string& source, const std::vector<std::string>
     nvrtcGetCUBINSize(program, &size);
     out.cubin.resize(size);
     nvrtcGetCUBIN(program, out.cubin.data());
-    out.ok = size > 0;
+    out.ok = size > 0 || std::getenv("WGMMA_PROBE_ARCH");
   }
   nvrtcDestroyProgram(&program);
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -291,6 +296,12 @@ std::string instance_key(const WgmmaInstance& w) {
   return key;
 }
 
+// sm_90a, or WGMMA_PROBE_ARCH (compute_90a: NVRTC stops at PTX, which times its front end).
+const char* compile_arch() {
+  const char* arch = std::getenv("WGMMA_PROBE_ARCH");
+  return arch != nullptr ? arch : "sm_90a";
+}
+
 // Compiles (in parallel) every instance not compiled yet.
 void compile_all(const std::vector<WgmmaInstance>& instances, bool load) {
   std::vector<WgmmaInstance> todo;
@@ -305,7 +316,9 @@ void compile_all(const std::vector<WgmmaInstance>& instances, bool load) {
   std::vector<std::thread> pool;
   std::size_t next = 0;
   std::mutex next_mutex;
-  const unsigned workers = std::max(1u, std::thread::hardware_concurrency());
+  // WGMMA_PROBE_WORKERS=1 times each compile alone (compile times are the point of `compile`).
+  const char* workers_env = std::getenv("WGMMA_PROBE_WORKERS");
+  const unsigned workers = workers_env ? std::max(1, std::atoi(workers_env)) : std::max(1u, std::thread::hardware_concurrency());
   for (unsigned t = 0; t < workers; ++t) {
     pool.emplace_back([&] {
       for (;;) {
@@ -316,7 +329,7 @@ void compile_all(const std::vector<WgmmaInstance>& instances, bool load) {
           i = next++;
         }
         results[i] = nvrtc_compile(gemmtune::cuda::wgmma_kernel_source(todo[i], g_template),
-                                   gemmtune::cuda::wgmma_kernel_options(todo[i], "sm_90a"));
+                                   gemmtune::cuda::wgmma_kernel_options(todo[i], compile_arch()));
       }
     });
   }
@@ -324,12 +337,16 @@ void compile_all(const std::vector<WgmmaInstance>& instances, bool load) {
   for (std::size_t i = 0; i < todo.size(); ++i) {
     const std::string key = instance_key(todo[i]);
     const Compiled& r = results[i];
+    if (const char* dump = std::getenv("WGMMA_PROBE_DUMP")) {  // the cubin, for cuobjdump
+      std::ofstream(std::string(dump) + "/" + std::to_string(i) + ".cubin", std::ios::binary) << r.cubin;
+    }
     // ptxas -v: "Used N registers" lines, spills, and any warning.
     std::string summary;
     std::stringstream log(r.log);
     for (std::string line; std::getline(log, line);) {
       if (line.find("registers") != std::string::npos || line.find("spill") != std::string::npos ||
-          line.find("arning") != std::string::npos || line.find("rror") != std::string::npos) {
+          line.find("arning") != std::string::npos || line.find("rror") != std::string::npos ||
+          line.find("serialized") != std::string::npos) {
         summary += "    " + line + "\n";
       }
     }
@@ -934,6 +951,10 @@ int main(int argc, char** argv) {
     for (int i = 2; i < argc; ++i) {
       Config c = parse_config(argv[i]);
       for (int in = 0; in < 4; ++in) {
+        // WGMMA_PROBE_DTYPE=bf16 (f16, f32, s8) compiles that input type only.
+        const char* only = std::getenv("WGMMA_PROBE_DTYPE");
+        static const char* kNames[] = {"f16", "bf16", "f32", "s8"};
+        if (only && std::string(only) != kNames[in]) continue;
         const Type type = in == 0 ? Type::f16 : in == 1 ? Type::bf16 : in == 2 ? Type::f32 : Type::s8;
         Shape p{4096, 4096, 4096, type, type == Type::s8 ? Type::s32 : type};
         int dummy;

@@ -6,6 +6,7 @@
 #include "kernel_dtype_codes.h"
 #include "wgmma_config_space.h"
 #include "wgmma_limits.h"
+#include "wgmma_tensor_map.h"
 
 namespace gemmtune::cuda {
 
@@ -29,7 +30,11 @@ WgmmaInstance wgmma_instance(const Problem& p, const KernelConfig& c) {
   w.cluster_m = cluster(c.cluster_m);
   w.cluster_n = cluster(c.cluster_n);
   w.group_m = std::max(1, c.group_m);
-  w.c_tma = w.c_tma_possible();
+  // The TMA-store epilogue where every call of this problem can take it (beta 0, an ldc TMA
+  // addresses): such kernels keep only a slow fallback for an unaligned C pointer, the others
+  // only the direct store, so no kernel compiles both (each costs a second of ptxas).
+  w.c_tma = w.c_tma_possible() && p.beta() == 0.0 &&
+            wgmma_output_map_limits(w.out_code, p.m(), p.n(), p.ldc()).empty();
   w.split_k = std::max(1, c.split_k);
   w.stream_k = c.stream_k != 0;
   return w;

@@ -85,12 +85,18 @@ std::string encode_wgmma_operand_map(const WgmmaOperand& o, CUtensorMap* map) {
   return "";
 }
 
+std::string wgmma_output_map_limits(int out_code, std::int64_t m, std::int64_t n, std::int64_t ld) {
+  const std::int64_t bytes = out_code == 1 || out_code == 2 ? 2 : 4;
+  if ((ld * bytes) % kTmaAlignment != 0) return "C's leading dimension is not a multiple of 16 bytes";
+  if (m > kMaxDim || n > kMaxDim || ld * bytes >= kMaxStrideBytes) return "C is past TMA's limits";
+  return "";
+}
+
 std::string encode_wgmma_output_map(void* data, int out_code, std::int64_t m, std::int64_t n, std::int64_t ld,
                                     CUtensorMap* map) {
   const std::int64_t bytes = out_code == 1 || out_code == 2 ? 2 : 4;
-  if ((ld * bytes) % kTmaAlignment != 0) return "C's leading dimension is not a multiple of 16 bytes";
+  if (std::string why = wgmma_output_map_limits(out_code, m, n, ld); !why.empty()) return why;
   if (reinterpret_cast<std::uintptr_t>(data) % kTmaAlignment != 0) return "C is not 16-byte aligned";
-  if (m > kMaxDim || n > kMaxDim || ld * bytes >= kMaxStrideBytes) return "C is past TMA's limits";
   const EncodeTiled encode = encode_tiled();
   if (encode == nullptr) return "the CUDA driver lacks cuTensorMapEncodeTiled";
   const CUtensorMapDataType type = out_code == 0   ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32

@@ -27,6 +27,11 @@ std::string wgmma_operand_problem(const WgmmaOperand& operand);
 // resolved from the driver at run time). Returns "" on success, else what failed.
 std::string encode_wgmma_operand_map(const WgmmaOperand& operand, CUtensorMap* map);
 
+// Whether a C' of this output type, size and leading dimension can be a TMA-store target
+// whatever its address ("" if so, else why not): what a kernel's compile can know. The
+// address's alignment is only known at a call.
+std::string wgmma_output_map_limits(int out_code, std::int64_t m, std::int64_t n, std::int64_t ld);
+
 // The kernel's C' (row-major: m rows of n, ld between rows) for the TMA-store epilogue: boxes of
 // one m64 slice × 128 bytes of columns, 128B-swizzled. "" on success, else why C cannot be
 // mapped (the kernel then stores directly).

@@ -457,6 +457,64 @@ __device__ __forceinline__ void gt_store_slice_tma(const gt_acc_t (&acc)[GT_ACC]
     if (tid == 0) gt_tma_store(map_c, buffer, col0 + cc * GT_C_CHUNK_COLS, row0);
   }
 }
+
+// A launch of a TMA-store kernel whose C the TMA engine cannot address (a pointer off the
+// 16-byte grid): each m64 slice goes out through the consumer's staging buffer as raw
+// accumulators, 32 columns at a time, and the 128 threads copy them to C in a plain loop with
+// C's bounds and beta. Slow, and meant to be: it is the rare case, and the unrolled direct
+// store (gt_store_slice) compiled beside the TMA store cost two thirds of each kernel's
+// compile time (2026-11-27-h100-compile-time.md). Kernels for a beta != 0 or an ldc that TMA
+// cannot address are compiled without the TMA store and use gt_store_slice alone.
+__device__ __forceinline__ gt_acc_t gt_acc_of_bits(gt_u32 bits) {
+#if GT_IN == 3
+  return (gt_acc_t)bits;
+#else
+  return __uint_as_float(bits);
+#endif
+}
+
+__device__ __forceinline__ void gt_store_slice_staged(const gt_acc_t (&acc)[GT_ACC], gt_u32 buffer, gt_out_t* c,
+                                                      long long ldc, long long m, long long n, long long row0,
+                                                      long long col0, float alpha, float beta, int consumer) {
+  const int tid = threadIdx.x % 128, lane = tid % 32, warp = tid / 32;
+  // Little besides the accumulators stays live across the copy loops (they fill 128 of 168
+  // registers at the widest tiles): one pointer and the slice's extent.
+  const int rows = (int)(m - row0 < 64 ? m - row0 : 64);
+  const int cols = (int)(n - col0 < GT_BN ? n - col0 : GT_BN);
+  gt_out_t* const slice = c + row0 * ldc + col0;
+#pragma unroll
+  for (int cc = 0; cc < (GT_BN + 31) / 32; ++cc) {
+    // The buffer's previous chunk has been copied out by every thread.
+    asm volatile("bar.sync %0, 128;" ::"r"(1 + consumer) : "memory");
+#pragma unroll
+    for (int jj = 0; jj < 4 && 4 * cc + jj < GT_BN / 8; ++jj) {
+      const int j = 4 * cc + jj;
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int row = 16 * warp + lane / 4 + 8 * h;
+        const gt_u32 at = buffer + (row * 32 + 8 * jj + 2 * (lane % 4)) * 4;
+#if GT_IN == 3
+        const gt_acc_t v0 = acc[4 * j + 2 * h], v1 = acc[4 * j + 2 * h + 1];  // alpha is 1
+#else
+        // Scaled here, as the TMA store does: an inline-asm read of the accumulator registers
+        // themselves makes ptxas serialize every wgmma of the kernel (C7514).
+        const gt_acc_t v0 = alpha * acc[4 * j + 2 * h], v1 = alpha * acc[4 * j + 2 * h + 1];
+#endif
+        asm volatile("st.shared.v2.b32 [%0], {%1, %2};" ::"r"(at), "r"(gt_bits(v0)), "r"(gt_bits(v1)) : "memory");
+      }
+    }
+    asm volatile("bar.sync %0, 128;" ::"r"(1 + consumer) : "memory");
+#pragma unroll 1
+    for (int e = tid; e < 64 * 32; e += 128) {
+      const int row = e / 32, col = 32 * cc + e % 32;
+      if (row >= rows || col >= cols || e % 32 >= GT_BN - 32 * cc) continue;
+      gt_u32 bits;
+      asm volatile("ld.shared.b32 %0, [%1];" : "=r"(bits) : "r"(buffer + e * 4) : "memory");
+      gt_out_t* out = slice + row * ldc + col;
+      *out = gt_epilogue(gt_acc_of_bits(bits), beta != 0.0f ? *out : (gt_out_t)0, 1.0f, beta);
+    }
+  }
+}
 #endif
 
 #if GT_SPLIT_K > 1 || GT_STREAM_K
@@ -763,6 +821,7 @@ extern "C" __global__ void __launch_bounds__(GT_THREADS, 1) GT_CLUSTER_DIMS
     gt_out_t* c = (gt_out_t*)c_ptr;
     // Pairs of outputs go out as one store where every pair is aligned.
     const bool pairs = (ldc % 2) == 0 && ((gt_u64)c_ptr % (2 * sizeof(gt_out_t))) == 0;
+    (void)pairs;  // a TMA-store kernel of whole chunks has no direct store
 #if GT_PINGPONG
     const int rows_offset = 0;
 #else
@@ -868,7 +927,12 @@ extern "C" __global__ void __launch_bounds__(GT_THREADS, 1) GT_CLUSTER_DIMS
 #endif
 #pragma unroll
       for (int ms = 0; ms < GT_M_SLICES; ++ms) {
+#if GT_C_TMA
+        gt_store_slice_staged(acc[ms], c_staging + consumer * 2 * GT_C_CHUNK_BYTES, c, ldc, m, n, row0 + 64 * ms,
+                              col0, alpha, beta, consumer);
+#else
         gt_store_slice(acc[ms], c, ldc, m, n, row0 + 64 * ms, col0, alpha, beta, pairs);
+#endif
       }
     }
 #if GT_C_TMA
