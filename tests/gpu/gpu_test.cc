@@ -6,6 +6,10 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "core/backend.h"
 #include "core/harness.h"
@@ -124,6 +128,85 @@ TEST(Gpu, TuningListsEveryCublasLtAlgorithmAsAVerifiedChoice) {
 }
 
 // A JIT kernel that faults or hangs is caught in the worker; the caller's context survives.
+// A kernel that does to C whatever the test says, for the harness's own checks.
+class WritingKernel final : public Kernel {
+ public:
+  explicit WritingKernel(std::function<void(const GemmArgs&)> body) : body_(std::move(body)) {}
+  Status run(const GemmArgs& args) override {
+    body_(args);
+    return Status::ok();
+  }
+
+ private:
+  std::function<void(const GemmArgs&)> body_;
+};
+
+// The CUDA harness resets C on the device and brings back only C's guard bytes (all of C where
+// rows are padded): it must still find a C left unwritten, a wrong C, and a write before C,
+// past it or into a row's padding, and a correct kernel after each must pass again.
+TEST(Gpu, TheHarnessFindsUnwrittenWrongAndOutOfBoundsC) {
+  REQUIRE_GPU();
+  const DeviceInfo device = *find_device("cuda:0");
+  const BackendList backends = create_backends(device);
+  int checked = 0;
+  for (std::int64_t ldc : {136, 144}) {
+    ProblemSpec spec = Problem::create(200, 136, 64, DType::bf16, "nt")->spec();
+    spec.ldc = ldc;
+    const Problem p = *Problem::create(spec);
+    SCOPED_TRACE(p.describe() + " ldc=" + std::to_string(ldc));
+    auto harness = create_harness(device);
+    ASSERT_TRUE(harness.is_ok()) << harness.status().message();
+    Harness& h = **harness;
+    ASSERT_TRUE(h.prepare(p, 7).is_ok());
+    std::unique_ptr<Kernel> right;
+    for (const auto& b : backends) {
+      if (b->name() == "cublaslt") right = *b->prepare(p, b->configs(p, SearchSpace::default_space).at(0));
+    }
+    ASSERT_NE(right, nullptr);
+    const std::size_t size = dtype_size(p.c_type());
+    const std::size_t c_bytes = std::size_t(p.c_elements()) * size;
+    auto bytes = [](const GemmArgs& a) { return static_cast<char*>(a.c); };
+    auto stream = [](const GemmArgs& a) { return static_cast<cudaStream_t>(a.stream); };
+    const std::vector<std::pair<std::string, std::function<void(const GemmArgs&)>>> cases = {
+        {"not written", [](const GemmArgs&) {}},
+        {"expected",
+         [&](const GemmArgs& a) {
+           cudaMemset2DAsync(a.c, std::size_t(ldc) * size, 0, std::size_t(p.n()) * size, std::size_t(p.m()), stream(a));
+         }},
+        {"before C",
+         [&](const GemmArgs& a) {
+           (void)right->run(a);
+           cudaMemsetAsync(bytes(a) - 1, 0, 1, stream(a));
+         }},
+        {"past the end",
+         [&](const GemmArgs& a) {
+           (void)right->run(a);
+           cudaMemsetAsync(bytes(a) + c_bytes, 0, 1, stream(a));
+         }},
+        {"padding",
+         [&](const GemmArgs& a) {
+           (void)right->run(a);
+           if (ldc > p.n()) cudaMemsetAsync(bytes(a) + std::size_t(p.n()) * size, 0, size, stream(a));
+         }},
+    };
+    for (const auto& [reason, body] : cases) {
+      if (reason == "padding" && ldc == p.n()) continue;
+      WritingKernel kernel(body);
+      h.reset_c();
+      ASSERT_TRUE(kernel.run(h.args()).is_ok());
+      const VerifyOutcome wrong = h.check();
+      EXPECT_FALSE(wrong.ok) << reason;
+      EXPECT_NE(wrong.reason.find(reason), std::string::npos) << "expected \"" << reason << "\" in: " << wrong.reason;
+      h.reset_c();
+      ASSERT_TRUE(right->run(h.args()).is_ok());
+      const VerifyOutcome fine = h.check();
+      EXPECT_TRUE(fine.ok) << "after \"" << reason << "\": " << fine.reason;
+      checked += !wrong.ok && wrong.reason.find(reason) != std::string::npos && fine.ok ? 1 : 0;
+    }
+  }
+  EXPECT_EQ(checked, 9);
+}
+
 TEST(Gpu, TheWorkerCatchesAFaultingAndAHangingKernel) {
   REQUIRE_GPU();
   setenv("GEMMTUNE_WORKER_TIMEOUT_S", "5", 1);

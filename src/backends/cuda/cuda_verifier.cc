@@ -156,7 +156,11 @@ VerifyOutcome DeviceVerifier::check(const void* c, const TestBuffers& host, void
   const std::int64_t index = p.c_index(i, j);
   const double initial = p.beta() != 0.0 ? load_as_double(host.c_initial(), p.c_type(), index) : 0.0;
   const double expected = p.alpha() * product + p.beta() * initial;
-  const double got = load_as_double(host.c(), p.c_type(), index);
+  // The element as the kernel left it, from the device (the host copy of C is not brought back).
+  alignas(8) unsigned char got_bytes[8] = {};
+  cudaMemcpy(got_bytes, static_cast<const unsigned char*>(c) + std::size_t(index) * dtype_size(p.c_type()),
+             dtype_size(p.c_type()), cudaMemcpyDeviceToHost);
+  const double got = load_as_double(got_bytes, p.c_type(), 0);
   const std::string count = std::to_string(result.wrong) + " element" + (result.wrong == 1 ? "" : "s") + " wrong";
   if (result.unwritten != 0 && p.beta() == 0.0 && (p.c_type() == DType::s32 || std::isnan(got))) {
     outcome.reason = "element " + at(i, j) + " was not written (" + count + ")";

@@ -34,8 +34,8 @@ class DeviceVerifier {
   // the reference of device operands `a` and `b`; `host` holds C's initial values for beta.
   Status prepare(const CudaInfo& device, const Problem& problem, const void* a, const void* b,
                  const TestBuffers& host);
-  // Checks device C (`c`, the problem's ldc) after a run; `host` is the run's C copied back,
-  // which names a wrong element's value in the reason.
+  // Checks device C (`c`, the problem's ldc) after a run; `host` holds C's initial values, which
+  // name a wrong element's expected value in the reason (its value is read from `c`).
   VerifyOutcome check(const void* c, const TestBuffers& host, void* stream);
 
  private:
