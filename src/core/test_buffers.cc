@@ -1,11 +1,16 @@
 #include "test_buffers.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "reference_gemm.h"
+#include "usable_cpus.h"
 
 namespace gemmtune {
 
@@ -22,17 +27,45 @@ static_assert(TestBuffers::kGuardBytes % 64 == 0, "C lies kGuardBytes into its b
 
 namespace {
 
+// Below a million elements a thread's start costs more than it saves.
+constexpr std::int64_t kElementsPerChunk = std::int64_t(1) << 20;
+
+// Runs body(begin, end) over [0, count) in chunks of at least `min_chunk` on the usable CPUs;
+// inline when there is one chunk. The
+// operands of an 8192³ product are 134 M elements: 2.4 s on one core of the development VM,
+// and the GPU tuning waited on them (2026-11-27-h100-compile-time.md).
+void for_chunks(std::int64_t count, std::int64_t min_chunk, const std::function<void(std::int64_t, std::int64_t)>& body) {
+  const std::int64_t threads = std::clamp<std::int64_t>(count / std::max<std::int64_t>(min_chunk, 1), 1, usable_cpus());
+  if (threads == 1) {
+    body(0, count);
+    return;
+  }
+  std::vector<std::thread> pool;
+  for (std::int64_t t = 0; t < threads; ++t) {
+    pool.emplace_back(body, count * t / threads, count * (t + 1) / threads);
+  }
+  for (std::thread& thread : pool) thread.join();
+}
+
+// Element i takes the generator's (i+1)-th value from its state on entry, whichever thread
+// draws it, so a seed gives the same operands on any machine.
 void fill_random(OperandBytes& bytes, std::size_t offset, std::int64_t elements, DType type,
                  Random& rng) {
   void* data = bytes.data() + offset;
-  for (std::int64_t i = 0; i < elements; ++i) {
-    if (type == DType::s8 || type == DType::s32) {
-      // The full s8 range: saturating or sign-mishandling kernels fail on the extremes.
-      store_from_double(data, type, i, double(std::int64_t(rng.next() % 256) - 128));
-    } else {
-      store_from_double(data, type, i, rng.uniform(-1.0, 1.0));
+  const Random start = rng;
+  rng.skip(std::uint64_t(elements));
+  for_chunks(elements, kElementsPerChunk, [&](std::int64_t begin, std::int64_t end) {
+    Random local = start;
+    local.skip(std::uint64_t(begin));
+    for (std::int64_t i = begin; i < end; ++i) {
+      if (type == DType::s8 || type == DType::s32) {
+        // The full s8 range: saturating or sign-mishandling kernels fail on the extremes.
+        store_from_double(data, type, i, double(std::int64_t(local.next() % 256) - 128));
+      } else {
+        store_from_double(data, type, i, local.uniform(-1.0, 1.0));
+      }
     }
-  }
+  });
 }
 
 }  // namespace
@@ -70,16 +103,23 @@ void TestBuffers::set_b(std::int64_t p, std::int64_t j, double value) {
 void TestBuffers::reset_c() {
   c_ = c_initial_;
   if (problem_.beta() != 0.0) return;
-  void* c = c_.data() + kGuardBytes;
-  for (std::int64_t i = 0; i < problem_.m(); ++i) {
-    for (std::int64_t j = 0; j < problem_.n(); ++j) {
-      const std::int64_t index = problem_.c_index(i, j);
-      switch (problem_.c_type()) {
-        case DType::s32: static_cast<std::int32_t*>(c)[index] = 0x5a5a5a5a; break;
-        default: store_from_double(c, problem_.c_type(), index, std::numeric_limits<double>::quiet_NaN());
-      }
-    }
+  // One element's poison, copied to every element of C (not the padding between rows).
+  std::uint8_t poison[8];
+  const std::size_t size = dtype_size(problem_.c_type());
+  if (problem_.c_type() == DType::s32) {
+    const std::int32_t pattern = 0x5a5a5a5a;
+    std::memcpy(poison, &pattern, sizeof pattern);
+  } else {
+    store_from_double(poison, problem_.c_type(), 0, std::numeric_limits<double>::quiet_NaN());
   }
+  std::uint8_t* c = c_.data() + kGuardBytes;
+  auto poison_rows = [&](std::int64_t first_row, std::int64_t end_row) {
+    for (std::int64_t i = first_row; i < end_row; ++i) {
+      std::uint8_t* row = c + std::size_t(problem_.c_index(i, 0)) * size;
+      for (std::int64_t j = 0; j < problem_.n(); ++j) std::memcpy(row + std::size_t(j) * size, poison, size);
+    }
+  };
+  for_chunks(problem_.m(), kElementsPerChunk / std::max<std::int64_t>(problem_.n(), 1), poison_rows);
 }
 
 std::string TestBuffers::check_guards() const {

@@ -18,6 +18,9 @@ class Random {
   explicit Random(std::uint64_t seed) : state_(seed) {}
   std::uint64_t next();
   double uniform(double lo, double hi);
+  // As if next() had been called `count` times (splitmix64 steps its state by a constant), so
+  // that parts of one stream can be drawn on several threads.
+  void skip(std::uint64_t count) { state_ += count * 0x9e3779b97f4a7c15ull; }
 
  private:
   std::uint64_t state_;
