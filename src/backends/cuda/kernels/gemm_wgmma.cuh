@@ -459,9 +459,9 @@ __device__ __forceinline__ void gt_store_slice_tma(const gt_acc_t (&acc)[GT_ACC]
 }
 
 // A launch of a TMA-store kernel whose C the TMA engine cannot address (a pointer off the
-// 16-byte grid): each m64 slice goes out through the consumer's staging buffer as raw
-// accumulators, 32 columns at a time, and the 128 threads copy them to C in a plain loop with
-// C's bounds and beta. Slow, and meant to be: it is the rare case, and the unrolled direct
+// 16-byte grid): each m64 slice goes out through the consumer's staging buffer as alpha times
+// the accumulators (f32, or s32), 32 columns at a time, and the 128 threads copy them to C in a
+// plain loop with C's bounds and beta. Slow, and meant to be: it is the rare case, and the unrolled direct
 // store (gt_store_slice) compiled beside the TMA store cost two thirds of each kernel's
 // compile time (2026-11-27-h100-compile-time.md). Kernels for a beta != 0 or an ldc that TMA
 // cannot address are compiled without the TMA store and use gt_store_slice alone.
