@@ -61,6 +61,22 @@ __device__ __forceinline__ double gt_out_value(const gt_out_t* p, long long inde
 #endif
 }
 
+// GT_REF_VEC consecutive k of an operand (16 bytes of them): from one load where the operand
+// runs along k and they are aligned (`vector`), else one at a time `step` apart.
+#define GT_REF_VEC ((int)(16 / sizeof(gt_in_t)))
+struct alignas(16) gt_in_vec {
+  gt_in_t v[GT_REF_VEC];
+};
+__device__ __forceinline__ void gt_in_values(const gt_in_t* p, long long index, long long step, bool vector,
+                                             double (&out)[GT_REF_VEC]) {
+  if (vector) {
+    const gt_in_vec q = *reinterpret_cast<const gt_in_vec*>(p + index);
+    for (int t = 0; t < GT_REF_VEC; ++t) out[t] = gt_in_value(q.v, t);
+  } else {
+    for (int t = 0; t < GT_REF_VEC; ++t) out[t] = gt_in_value(p, index + t * step);
+  }
+}
+
 // products[i·n + j] = Σ_p A(i, p)·B(p, j) in double, p in order; thread (i, 0) also writes
 // ‖row i of A‖ and thread (0, j) ‖column j of B‖.
 GT_KERNEL_LINKAGE __global__ void gemmtune_reference(const gt_in_t* a, const gt_in_t* b, double* products, double* a_norms,
@@ -69,10 +85,30 @@ GT_KERNEL_LINKAGE __global__ void gemmtune_reference(const gt_in_t* a, const gt_
   const long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   const long long i = (long long)blockIdx.y * blockDim.y + threadIdx.y;
   if (i >= m || j >= n) return;
+  // A(i, p) at a_at + p·a_step, B(p, j) at b_at + p·b_step.
+  const long long a_at = GT_A_ROW ? i * lda : i, a_step = GT_A_ROW ? 1 : lda;
+  const long long b_at = GT_B_ROW ? j : j * ldb, b_step = GT_B_ROW ? ldb : 1;
+  // Where an operand runs along k, its threads in a warp read 16 different rows of it: with one
+  // 2-byte load a step, the loads' many lines made this kernel 1.1 s of an 8192³ tuning
+  // (2026-11-27-h100-compile-time.md). 16 bytes of k a load; p still runs in order, so the
+  // sums are the same doubles.
+  const bool a_vector = a_step == 1 && a_at % GT_REF_VEC == 0 && (unsigned long long)a % 16 == 0;
+  const bool b_vector = b_step == 1 && b_at % GT_REF_VEC == 0 && (unsigned long long)b % 16 == 0;
   double sum = 0, a_squares = 0, b_squares = 0;
-  for (long long p = 0; p < k; ++p) {
-    const double x = gt_in_value(a, GT_A_ROW ? i * lda + p : p * lda + i);
-    const double y = gt_in_value(b, GT_B_ROW ? p * ldb + j : j * ldb + p);
+  long long p = 0;
+  for (; p + GT_REF_VEC <= k; p += GT_REF_VEC) {
+    double x[GT_REF_VEC], y[GT_REF_VEC];
+    gt_in_values(a, a_at + p * a_step, a_step, a_vector, x);
+    gt_in_values(b, b_at + p * b_step, b_step, b_vector, y);
+    for (int t = 0; t < GT_REF_VEC; ++t) {
+      sum += x[t] * y[t];
+      a_squares += x[t] * x[t];
+      b_squares += y[t] * y[t];
+    }
+  }
+  for (; p < k; ++p) {
+    const double x = gt_in_value(a, a_at + p * a_step);
+    const double y = gt_in_value(b, b_at + p * b_step);
     sum += x * y;
     a_squares += x * x;
     b_squares += y * y;
