@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <thread>
 
 #include "usable_cpus.h"
 
@@ -93,10 +92,7 @@ std::vector<double> reference_products(const Problem& p, const void* a, const vo
       }
     }
   };
-  std::vector<std::thread> pool;
-  for (int t = 1; t < threads; ++t) pool.emplace_back(work, t);
-  work(0);
-  for (std::thread& thread : pool) thread.join();
+  run_workers(threads, work);
   return out;
 }
 

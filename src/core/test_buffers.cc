@@ -6,8 +6,6 @@
 #include <functional>
 #include <limits>
 #include <string>
-#include <thread>
-#include <vector>
 
 #include "reference_gemm.h"
 #include "usable_cpus.h"
@@ -30,21 +28,13 @@ namespace {
 // Below a million elements a thread's start costs more than it saves.
 constexpr std::int64_t kElementsPerChunk = std::int64_t(1) << 20;
 
-// Runs body(begin, end) over [0, count) in chunks of at least `min_chunk` on the usable CPUs;
-// inline when there is one chunk. The
-// operands of an 8192³ product are 134 M elements: 2.4 s on one core of the development VM,
-// and the GPU tuning waited on them (2026-11-27-h100-compile-time.md).
+// Runs body(begin, end) over [0, count) in chunks of at least `min_chunk` on the usable CPUs
+// (inline when there is one chunk). The operands of an 8192³ product are 134 M elements: 2.4 s
+// on one core of the development VM, and the GPU tuning waited on them
+// (2026-11-27-h100-compile-time.md).
 void for_chunks(std::int64_t count, std::int64_t min_chunk, const std::function<void(std::int64_t, std::int64_t)>& body) {
-  const std::int64_t threads = std::clamp<std::int64_t>(count / std::max<std::int64_t>(min_chunk, 1), 1, usable_cpus());
-  if (threads == 1) {
-    body(0, count);
-    return;
-  }
-  std::vector<std::thread> pool;
-  for (std::int64_t t = 0; t < threads; ++t) {
-    pool.emplace_back(body, count * t / threads, count * (t + 1) / threads);
-  }
-  for (std::thread& thread : pool) thread.join();
+  const std::int64_t workers = std::clamp<std::int64_t>(count / std::max<std::int64_t>(min_chunk, 1), 1, usable_cpus());
+  run_workers(int(workers), [&](int t) { body(count * t / workers, count * (t + 1) / workers); });
 }
 
 // Element i takes the generator's (i+1)-th value from its state on entry, whichever thread

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <thread>
+#include <vector>
 
 namespace gemmtune {
 
@@ -15,6 +16,13 @@ int usable_cpus() {
     if (count > 0) return count;
   }
   return int(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+void run_workers(int workers, const std::function<void(int)>& work) {
+  std::vector<std::thread> pool;
+  for (int t = 1; t < workers; ++t) pool.emplace_back(work, t);
+  work(0);
+  for (std::thread& thread : pool) thread.join();
 }
 
 }  // namespace gemmtune

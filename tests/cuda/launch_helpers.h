@@ -69,9 +69,7 @@ inline int run_and_verify(const Backend& backend, const Problem& p, std::size_t 
   const std::size_t b_bytes = std::size_t(p.b_elements()) * dtype_size(p.b_type());
   const std::size_t c_bytes = std::size_t(p.c_elements()) * dtype_size(p.c_type());
   DeviceBuffer a(a_bytes), b(b_bytes), c_allocation(c_bytes + c_offset_bytes);
-  struct {
-    void* ptr;
-  } c{static_cast<char*>(c_allocation.ptr) + c_offset_bytes};
+  void* const c = static_cast<char*>(c_allocation.ptr) + c_offset_bytes;
   EXPECT_EQ(cudaMemcpy(a.ptr, host.a(), a_bytes, cudaMemcpyHostToDevice), cudaSuccess);
   EXPECT_EQ(cudaMemcpy(b.ptr, host.b(), b_bytes, cudaMemcpyHostToDevice), cudaSuccess);
   int matched = 0;
@@ -84,12 +82,12 @@ inline int run_and_verify(const Backend& backend, const Problem& p, std::size_t 
     for (int launch = 0; launch < launches; ++launch) {
       SCOPED_TRACE("launch " + std::to_string(launch + 1) + " of " + std::to_string(launches));
       host.reset_c();
-      EXPECT_EQ(cudaMemcpy(c.ptr, host.c(), c_bytes, cudaMemcpyHostToDevice), cudaSuccess);
-      GemmArgs args{a.ptr, b.ptr, c.ptr, nullptr};
+      EXPECT_EQ(cudaMemcpy(c, host.c(), c_bytes, cudaMemcpyHostToDevice), cudaSuccess);
+      GemmArgs args{a.ptr, b.ptr, c, nullptr};
       const Status ran = (*kernel)->run(args);
       EXPECT_TRUE(ran.is_ok()) << ran.message();
       EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-      EXPECT_EQ(cudaMemcpy(host.c(), c.ptr, c_bytes, cudaMemcpyDeviceToHost), cudaSuccess);
+      EXPECT_EQ(cudaMemcpy(host.c(), c, c_bytes, cudaMemcpyDeviceToHost), cudaSuccess);
       const VerifyOutcome outcome = check_output(p, host, reference);
       EXPECT_TRUE(outcome.ok) << outcome.reason << " (error " << outcome.error << ")";
       EXPECT_EQ(host.check_guards(), "");

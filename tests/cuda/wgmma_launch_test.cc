@@ -49,6 +49,13 @@ int verify(const Problem& p, std::size_t max_configs = 0) {
 // Each of `configs` on each problem, launched twice and checked against the reference: with the
 // problem's block_k, and fewer stages where its shared memory cannot hold the ones asked (each
 // then expected to run). Returns how many ran; `expected` counts the pairs tried.
+// Configs as the tuner prints them (block_k is fitted per problem by run_each_on_each).
+std::vector<KernelConfig> parsed(std::initializer_list<const char*> texts) {
+  std::vector<KernelConfig> configs;
+  for (const char* text : texts) configs.push_back(*KernelConfig::parse(text));
+  return configs;
+}
+
 // With `misaligned_c`, C starts one element past an aligned address (off TMA's 16-byte grid),
 // and each kernel must have been compiled with the TMA store (`tma_kernels` counts them).
 int run_each_on_each(std::initializer_list<Problem> problems, const std::vector<KernelConfig>& configs, int& expected,
@@ -176,12 +183,10 @@ TEST(WgmmaLaunch, WaveFittedWidthsStoreTheirLastColumnsDirectly) {
 // the last whole tile.
 TEST(WgmmaLaunch, ThreeConsumerTilesMatchTheReference) {
   SKIP_WITHOUT_HOPPER();
-  std::vector<KernelConfig> configs;
-  for (const char* text : {"bm=192 bn=80 stages=5 warps=16 gm=8 swap=1", "bm=192 bn=80 stages=5 warps=16 gm=8 cn=2 swap=1",
-                           "bm=192 bn=128 stages=4 warps=16 gm=8", "bm=192 bn=128 stages=4 warps=16 gm=8 splitk=2",
-                           "bm=192 bn=128 stages=4 warps=16 gm=8 streamk=1"}) {
-    configs.push_back(*KernelConfig::parse(text));
-  }
+  const std::vector<KernelConfig> configs =
+      parsed({"bm=192 bn=80 stages=5 warps=16 gm=8 swap=1", "bm=192 bn=80 stages=5 warps=16 gm=8 cn=2 swap=1",
+              "bm=192 bn=128 stages=4 warps=16 gm=8", "bm=192 bn=128 stages=4 warps=16 gm=8 splitk=2",
+              "bm=192 bn=128 stages=4 warps=16 gm=8 streamk=1"});
   int expected = 0;
   const int ran = run_each_on_each({testing::test_problem(300, 1000, 1040, DType::bf16, "nt", DType::bf16, 0.0),
                                     testing::test_problem(264, 1032, 520, DType::f16, "nt", DType::f32, 0.5),
@@ -220,12 +225,10 @@ TEST(WgmmaLaunch, AlphaBetaAndPaddedLeadingDimensions) {
 // output width, sizes past the last whole tile.
 TEST(WgmmaLaunch, AnUnalignedCGoesOutThroughTheStagedStores) {
   SKIP_WITHOUT_HOPPER();
-  std::vector<KernelConfig> configs;
-  for (const char* text : {"bm=128 bn=256 stages=4 warps=12 gm=8", "bm=128 bn=224 stages=4 warps=12 gm=8",
-                           "bm=64 bn=256 stages=4 warps=12 gm=8 pp=1", "bm=128 bn=128 stages=6 warps=12 gm=8 splitk=2",
-                           "bm=128 bn=128 stages=6 warps=12 gm=8 streamk=1"}) {
-    configs.push_back(*KernelConfig::parse(text));
-  }
+  const std::vector<KernelConfig> configs =
+      parsed({"bm=128 bn=256 stages=4 warps=12 gm=8", "bm=128 bn=224 stages=4 warps=12 gm=8",
+              "bm=64 bn=256 stages=4 warps=12 gm=8 pp=1", "bm=128 bn=128 stages=6 warps=12 gm=8 splitk=2",
+              "bm=128 bn=128 stages=6 warps=12 gm=8 streamk=1"});
   int expected = 0, tma_kernels = 0;
   const int ran = run_each_on_each({testing::test_problem(264, 1000, 520, DType::bf16, "nt", DType::bf16, 0.0),
                                     testing::test_problem(136, 744, 520, DType::f16, "nt", DType::f32, 0.0),
