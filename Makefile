@@ -2,12 +2,17 @@
 #   make demo   install missing Debian packages, build the CLI, run the main job on the CPU
 #   make test   the same set-up, build everything, then every test
 #   make tsan   the concurrency and SQLite store tests under ThreadSanitizer (tests/tsan)
-#   make install   the build under PREFIX (default /usr/local; cmake --install)
-#   make package   a .deb of the same (cpack -G DEB), in the build folder
+#   make install   the build under PREFIX (default /usr/local; cmake --install): for this
+#                  machine; CPU_ISAS=all for any x86-64
+#   make package   a .deb (cpack -G DEB) in the build folder, with the kernels of every ISA level
 BUILD_DIR ?= build
 BUILD_TYPE ?= Release
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
+# The ISA levels of the own CPU kernels (cmake/cpu_isas.cmake): native compiles those this
+# machine runs, a third of a portable build's time on an AVX2 machine; a package for other
+# machines compiles all of them.
+CPU_ISAS ?= native
 PREFIX ?= /usr/local
 # CUTLASS (backend 'cutlass'), which Debian does not package: pass your checkout as CUTLASS_DIR.
 # Without one, the headers archive beside the repository (development and CI machines have it)
@@ -25,7 +30,8 @@ deps:
 configure: deps
 	@if [ -n "$(CUTLASS_DIR)" ] && [ ! -f "$(CUTLASS_DIR)/include/cutlass/version.h" ] && [ -f "$(CUTLASS_ARCHIVE)" ]; then \
 	  mkdir -p "$(CUTLASS_DIR)" && tar -xJf "$(CUTLASS_ARCHIVE)" -C "$(CUTLASS_DIR)"; fi
-	@cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DGEMMTUNE_CUTLASS_DIR=$(CUTLASS_DIR) $(CMAKE_FLAGS)
+	@cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DGEMMTUNE_CUTLASS_DIR=$(CUTLASS_DIR) \
+	  -DGEMMTUNE_CPU_ISAS=$(CPU_ISAS) $(CMAKE_FLAGS)
 
 build: configure
 	@cmake --build $(BUILD_DIR) -j $(JOBS)
@@ -47,6 +53,7 @@ tsan: configure
 install: build
 	@cmake --install $(BUILD_DIR) --prefix $(PREFIX)
 
+package: CPU_ISAS = all
 package: build
 	@cd $(BUILD_DIR) && cpack -G DEB
 

@@ -1,11 +1,12 @@
 // Helpers of the CPU backend correctness tests (backend_correctness_test.cc, cpu_kernels_test.cc,
-// cpu_tile_kernels_test.cc): problems with padded leading dimensions, one run of a kernel
+// cpu_tile_kernels_test.cc, cpu_offered_kernels_test.cc): the ISA levels they can run, problems with padded leading dimensions, one run of a kernel
 // checked against the reference with one of its operands placed where the test asks, and the
 // direct kernels' compiled tiles and configs.
 #pragma once
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -13,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/cpu/cpu_kernel_levels.h"
 #include "backends/cpu/cpu_kernels.h"
 #include "backends/cpu/cpu_offered_kernels.h"
 #include "core/backend.h"
@@ -21,6 +23,11 @@
 #include "core/verify.h"
 
 namespace gemmtune::test_support {
+
+// The highest ISA level whose kernels this machine runs and this build compiled
+// (GEMMTUNE_CPU_ISAS): the kernel tests run every level up to it. (A lookup compiled for a
+// higher level may use its instructions, and one not compiled finds nothing.)
+inline int runnable_isa() { return std::min(host_cpu().best_isa(), cpu::compiled_top_isa()); }
 
 // The spec of a problem with `pad` elements between the rows (or columns) of every operand.
 inline ProblemSpec padded_spec(std::int64_t m, std::int64_t n, std::int64_t k, DType in, DType out, const char* layout,

@@ -37,7 +37,7 @@ TEST(CpuKernels, EveryIsaAndRegisterTileMatchesTheReference) {
   const BackendList backends = create_backends(*find_device("cpu"));
   const Backend& cpu = *backends.front();
   ASSERT_EQ(cpu.name(), "cpu");
-  const int best = host_cpu().best_isa();
+  const int best = runnable_isa();
   for (DType type : {DType::f32, DType::f16, DType::bf16, DType::s8}) {
     for (const char* layout : {"nn", "nt", "tn", "tt"}) {
       const bool integer = type == DType::s8;
@@ -48,7 +48,7 @@ TEST(CpuKernels, EveryIsaAndRegisterTileMatchesTheReference) {
         const Reference reference = compute_reference(problem, buffers);
         for (int isa = 0; isa <= best; ++isa) {
           for (const auto& tile : cpu::kMicroTiles) {
-            if (!cpu::kernel_compiled(isa, cpu::kAlgoPacked, type, problem.c_type(), {tile.micro_m, tile.micro_nv})) {
+            if (!cpu::kernel_offered(isa, cpu::kAlgoPacked, type, problem.c_type(), {tile.micro_m, tile.micro_nv})) {
               continue;
             }
             KernelConfig c;
@@ -73,7 +73,7 @@ TEST(CpuKernels, EveryIsaAndRegisterTileMatchesTheReference) {
 TEST(CpuKernels, EveryDirectKernelTileMatchesTheReference) {
   const BackendList backends = create_backends(*find_device("cpu"));
   const Backend& cpu = *backends.front();
-  const int best = host_cpu().best_isa();
+  const int best = runnable_isa();
   // Rows both above and below every tile height, with last rows of every kind: tiles of
   // halving height (35 on a 24-row tile: 24, 8, 2, 1), a tile overlapping the one before (35
   // on 12), a zero-padded tile (3 on 4); for the stream kernel, k past its deep block and more
@@ -107,7 +107,7 @@ TEST(CpuKernels, EveryDirectKernelTileMatchesTheReference) {
 TEST(CpuKernels, ConfigsNoKernelCanRunAreRefusedWithTheReason) {
   const BackendList backends = create_backends(*find_device("cpu"));
   const Backend& cpu = *backends.front();
-  const int isa = host_cpu().best_isa();
+  const int isa = runnable_isa();
   const Problem row_b = padded_problem(4, 256, 64, DType::f32, "nn", 0, 1.0, 0.0);
   const Problem column_b = padded_problem(4, 256, 64, DType::f32, "nt", 0, 1.0, 0.0);
   auto refused = [&](const Problem& problem, const KernelConfig& c, const std::string& why) {
@@ -138,7 +138,7 @@ TEST(CpuKernels, ConfigsNoKernelCanRunAreRefusedWithTheReason) {
 TEST(CpuKernels, StreamingKernelsReadTheirOperandAtEveryOffsetWithinAVector) {
   const BackendList backends = create_backends(*find_device("cpu"));
   const Backend& cpu = *backends.front();
-  const int best = host_cpu().best_isa();
+  const int best = runnable_isa();
   const std::tuple<int, int, int> shapes[] = {{1, 70, 37}, {3, 9, 5}, {5, 130, 100}, {2, 1100, 19}, {20, 9, 40}};
   for (DType type : {DType::f32, DType::f16, DType::bf16, DType::s8}) {
     for (Layout b_layout : {Layout::col_major, Layout::row_major}) {

@@ -1,6 +1,5 @@
 // The cpu config space and the compiled kernels agree: every config the space offers has its
-// kernel compiled, and every compiled kernel is one the space can offer, or one kept for the
-// code of the others (kernel_compiled). Both follow the rules of cpu_offered_kernels.h; these
+// kernel compiled, and every compiled kernel is one the space can offer. Both follow the rules of cpu_offered_kernels.h; these
 // tests walk the space (both search spaces, every dtype and layout, CPUs of every ISA level) to
 // check that the tile lists and the space's own conditions keep to them too.
 #include <gtest/gtest.h>
@@ -8,10 +7,13 @@
 #include <algorithm>
 #include <array>
 #include <map>
+#include <memory>
 #include <set>
 #include <tuple>
 #include <vector>
 
+#include "backend_test_support.h"
+#include "backends/cpu/cpu_backends.h"
 #include "backends/cpu/cpu_config_space.h"
 #include "backends/cpu/cpu_kernels.h"
 #include "backends/cpu/cpu_offered_kernels.h"
@@ -60,8 +62,8 @@ struct Walk {
 };
 
 // Every config both search spaces offer to a CPU of each ISA level, for every dtype pair,
-// layout and walked shape. Their kernels are looked up on CPUs of levels this machine has (a
-// lookup compiled for a higher level may use its instructions).
+// layout and walked shape. Their kernels are looked up at the levels this machine runs and this
+// build compiled (runnable_isa).
 const Walk& walk() {
   static const Walk result = [] {
     Walk w;
@@ -71,7 +73,7 @@ const Walk& walk() {
     const auto shapes = walked_shapes();
     for (int level = 0; level < kLevels; ++level) {
       const CpuInfo cpu = cpu_at_level(level);
-      const bool here = level <= host_cpu().best_isa();
+      const bool here = level <= test_support::runnable_isa();
       for (auto [in, out] : types) {
         for (const char* layout : {"nn", "nt", "tn", "tt"}) {
           const auto layouts = *parse_layout_letters(layout);
@@ -113,7 +115,7 @@ TEST(CpuOfferedKernels, EveryConfigTheSpaceOffersHasACompiledKernel) {
   const Walk& w = walk();
   EXPECT_EQ(w.configs, kConfigsPerLevel);
   int expected_lookups = 0;
-  for (int level = 0; level <= host_cpu().best_isa(); ++level) expected_lookups += kConfigsPerLevel[level];
+  for (int level = 0; level <= test_support::runnable_isa(); ++level) expected_lookups += kConfigsPerLevel[level];
   int lookups = 0;
   for (int n : w.looked_up) lookups += n;
   EXPECT_EQ(lookups, expected_lookups);
@@ -122,10 +124,8 @@ TEST(CpuOfferedKernels, EveryConfigTheSpaceOffersHasACompiledKernel) {
 
 // Kernels per ISA level, each level's lookup (find_cpu_kernel_<isa>) taken alone: those the
 // space offers (the register tiles that fit the level's registers, the families and dtypes it
-// serves) and those compiled, which at generic and AVX2 keep the tiles that do not fit
-// (kernel_compiled says why).
+// serves), which are the ones compiled.
 constexpr std::array<int, kLevels> kOfferedPerLevel = {218, 218, 434, 44, 114};
-constexpr std::array<int, kLevels> kCompiledPerLevel = {410, 410, 434, 44, 114};
 
 // The level whose lookup serves a kernel of ISA level `isa` for inputs `in`: levels 3 and 4
 // compile only s8 (VNNI) and bf16 (AVX512_BF16) and leave the rest to level 2
@@ -136,7 +136,7 @@ int serving_level(int isa, DType in) {
   return std::min(isa, cpu::kIsaAvx512);
 }
 
-TEST(CpuOfferedKernels, EveryCompiledKernelIsOfferedOrKeptForItsNeighboursCode) {
+TEST(CpuOfferedKernels, EveryCompiledKernelIsOfferedAndNoOther) {
   const Walk& w = walk();
   std::set<KernelKey> served;  // the offered kernels, named by the level whose lookup has them
   for (const KernelKey& k : w.offered) {
@@ -159,7 +159,8 @@ TEST(CpuOfferedKernels, EveryCompiledKernelIsOfferedOrKeptForItsNeighboursCode) 
   const std::pair<DType, DType> types[] = {{DType::f32, DType::f32},  {DType::f16, DType::f16},
                                            {DType::f16, DType::f32},  {DType::bf16, DType::bf16},
                                            {DType::bf16, DType::f32}, {DType::s8, DType::s32}};
-  for (int level = 0; level <= host_cpu().best_isa(); ++level) {
+  int checked = 0;
+  for (int level = 0; level <= test_support::runnable_isa(); ++level) {
     int compiled = 0;
     for (int algo = cpu::kAlgoPacked; algo <= cpu::kAlgoDirectRowsDots; ++algo) {
       for (auto [in, out] : types) {
@@ -168,16 +169,40 @@ TEST(CpuOfferedKernels, EveryCompiledKernelIsOfferedOrKeptForItsNeighboursCode) 
             if (lookups[level](algo, in, out, first, second) == nullptr) continue;
             ++compiled;
             const KernelKey k{level, algo, in, out, first, second};
-            EXPECT_TRUE(served.count(k) || !cpu::kernel_offered(level, algo, in, out, {first, second}))
-                << "compiled and offered by the rules, yet no config names it: " << describe(k);
-            EXPECT_TRUE(cpu::kernel_compiled(level, algo, in, out, {first, second}))
+            EXPECT_TRUE(cpu::kernel_offered(level, algo, in, out, {first, second}))
                 << "compiled against the rules: " << describe(k);
+            EXPECT_TRUE(served.count(k)) << "compiled, yet no config names it: " << describe(k);
           }
         }
       }
     }
-    EXPECT_EQ(compiled, kCompiledPerLevel[level]) << cpu_isa_name(level);
+    EXPECT_EQ(compiled, kOfferedPerLevel[level]) << cpu_isa_name(level);
+    ++checked;
   }
+  EXPECT_GE(checked, 1) << "the generic level is always compiled and runs everywhere";
+}
+
+// A build that compiled fewer ISA levels than the CPU it runs on (GEMMTUNE_CPU_ISAS=native,
+// moved to a better machine) offers no config of a level it did not compile, and says which
+// levels it has. On a build of every level this checks that nothing is taken away.
+TEST(CpuOfferedKernels, TheBackendOffersOnlyTheLevelsThisBuildCompiled) {
+  const std::unique_ptr<Backend> backend = cpu::make_cpu_template_backend(cpu_at_level(cpu::kIsaAvx512Bf16));
+  int configs = 0, at_top = 0;
+  for (auto [in, out] : {std::pair{DType::f32, DType::f32}, std::pair{DType::bf16, DType::f32}, std::pair{DType::s8, DType::s32}}) {
+    const Problem p = *Problem::create({.m = 300, .n = 300, .k = 300, .a_type = in, .b_type = in, .c_type = out});
+    for (SearchSpace space : {SearchSpace::default_space, SearchSpace::exhaustive}) {
+      for (const KernelConfig& c : backend->configs(p, space)) {
+        EXPECT_LE(c.isa, cpu::compiled_top_isa()) << c.to_string();
+        at_top += c.isa == cpu::compiled_top_isa();
+        ++configs;
+      }
+    }
+  }
+  EXPECT_GT(configs, 100);
+  EXPECT_GT(at_top, 0) << "the best level compiled is offered";
+  const std::string note = cpu::compiled_isas_note();
+  EXPECT_NE(note.find(std::string(cpu_isa_name(cpu::compiled_top_isa()))), std::string::npos) << note;
+  EXPECT_EQ(note.find("GEMMTUNE_CPU_ISAS") == std::string::npos, cpu::compiled_top_isa() == cpu::kIsaAvx512Bf16) << note;
 }
 
 }  // namespace

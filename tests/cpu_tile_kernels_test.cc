@@ -33,10 +33,10 @@ using namespace test_support;
 // its vector's lanes and its one-thread config.
 template <class F>
 void for_every_tile_kernel(F&& f) {
-  const int best = host_cpu().best_isa();
+  const int best = runnable_isa();
   for (const auto& shape : cpu::kTileShapes) {
     for (int isa = 0; isa <= best; ++isa) {
-      if (!cpu::kernel_compiled(isa, cpu::kAlgoDirectTile, DType::f32, DType::f32, {shape.micro_m, shape.micro_nv})) {
+      if (!cpu::kernel_offered(isa, cpu::kAlgoDirectTile, DType::f32, DType::f32, {shape.micro_m, shape.micro_nv})) {
         continue;
       }
       KernelConfig c;
@@ -117,7 +117,7 @@ TEST(CpuKernels, TileKernelsReadBAtEveryOffsetWithinAVector) {
 TEST(CpuKernels, RowsKernelsReadBAtEveryOffsetWithinAVector) {
   const BackendList backends = create_backends(*find_device("cpu"));
   const Backend& cpu = *backends.front();
-  const int best = host_cpu().best_isa();
+  const int best = runnable_isa();
   std::map<int, int> ran;
   for (const DirectTile& tile : direct_tiles(DType::f32)) {
     if (tile.algo != cpu::kAlgoDirectRows) continue;
@@ -157,7 +157,7 @@ TEST(CpuKernels, RowsKernelsReadBAtEveryOffsetWithinAVector) {
 TEST(CpuKernels, EveryPairsKernelMatchesTheReference) {
   const BackendList backends = create_backends(*find_device("cpu"));
   const Backend& cpu = *backends.front();
-  if (host_cpu().best_isa() < cpu::kIsaAvx512) GTEST_SKIP() << "no AVX-512 here: the pairs kernels are AVX-512 only";
+  if (runnable_isa() < cpu::kIsaAvx512) GTEST_SKIP() << "the pairs kernels are AVX-512 only: this machine runs none, or this build compiled none";
   int ran = 0;
   for (int rows = 1; rows <= cpu::kMaxPairsRows; ++rows) {
     for (int n : {1, 5, 8}) {
@@ -210,7 +210,7 @@ TEST(CpuKernels, EveryPairsKernelMatchesTheReference) {
 TEST(CpuKernels, RowsDotsKernelsMatchTheReferenceAtEveryTailWidth) {
   const BackendList backends = create_backends(*find_device("cpu"));
   const Backend& cpu = *backends.front();
-  const int best = host_cpu().best_isa();
+  const int best = runnable_isa();
   const std::pair<int, int> tiles[] = {{4, 2}, {8, 1}, {3, 4}, {12, 2}};  // (rows, vectors)
   for (int isa = 0; isa <= std::min(best, cpu::kIsaAvx512); ++isa) {
     const int lanes = cpu::vector_lanes(isa);
@@ -225,7 +225,7 @@ TEST(CpuKernels, RowsDotsKernelsMatchTheReferenceAtEveryTailWidth) {
               TestBuffers buffers(problem, std::uint64_t(m * 1000 + n * 10 + k));
               const Reference reference = compute_reference(problem, buffers);
               for (auto [rows, vectors] : tiles) {
-                if (!cpu::kernel_compiled(isa, cpu::kAlgoDirectRowsDots, DType::f32, DType::f32, {rows, vectors})) {
+                if (!cpu::kernel_offered(isa, cpu::kAlgoDirectRowsDots, DType::f32, DType::f32, {rows, vectors})) {
                   continue;
                 }
                 for (int threads : {1, 2}) {

@@ -30,6 +30,10 @@ struct CpuInfo {
   // The best ISA level the kernels may use: 0 generic, 1 AVX2 (+FMA), 2 AVX-512 (F+BW+VL),
   // 3 AVX-512 with VNNI (int8 dot products), 4 AVX-512 with VNNI and BF16 (bf16 dot products).
   int best_isa() const;
+  // Clears the features above ISA level `isa`, so that best_isa() is at most `isa`: what
+  // GEMMTUNE_CPU_ISA does, and what a build that compiled fewer kernel levels does to the
+  // cpu backend's view of the machine.
+  void cap_isa(int isa);
   std::vector<std::string> feature_names() const;
 };
 

@@ -4,6 +4,9 @@
 #include "../core/harness.h"
 #include "gemmtune/session.h"  // compiled_backends
 #include "cpu/cpu_backends.h"
+#ifdef GEMMTUNE_HAVE_CPU_KERNELS
+#include "cpu/cpu_kernel_levels.h"
+#endif
 #ifdef GEMMTUNE_HAVE_CUDA
 #include "cuda/cuda_backends.h"
 #endif
@@ -62,7 +65,7 @@ std::vector<BackendAvailability> compiled_backends(DeviceKind kind) {
   std::vector<BackendAvailability> list;
   if (kind == DeviceKind::cpu) {
 #ifdef GEMMTUNE_HAVE_CPU_KERNELS
-    list.push_back({"cpu", true, "gemmtune's own kernels"});
+    list.push_back({"cpu", true, "gemmtune's own kernels; " + cpu::compiled_isas_note()});
 #else
     list.push_back({"cpu", false, "not built (GEMMTUNE_WITH_CPU_KERNELS=OFF: a GPU-only build)"});
 #endif

@@ -93,19 +93,24 @@ CpuInfo detect() {
 
   if (const char* cap = std::getenv("GEMMTUNE_CPU_ISA"); cap != nullptr && *cap != '\0') {
     cpu.isa_cap = cap;
-    const std::string& c = cpu.isa_cap;
-    if (c == "avx2" || c == "generic") {
-      cpu.avx512f = cpu.avx512bw = cpu.avx512vl = false;
-      cpu.avx512_bf16 = cpu.avx512_vnni = cpu.avx512_fp16 = false;
+    for (int isa = 0; isa <= 4; ++isa) {
+      if (cpu.isa_cap == cpu_isa_name(isa)) cpu.cap_isa(isa);
     }
-    if (c == "avx512") cpu.avx512_bf16 = cpu.avx512_vnni = cpu.avx512_fp16 = false;
-    if (c == "avx512_vnni") cpu.avx512_bf16 = cpu.avx512_fp16 = false;
-    if (c == "generic") cpu.avx2 = cpu.fma = false;
   }
   return cpu;
 }
 
 }  // namespace
+
+void CpuInfo::cap_isa(int isa) {
+  if (isa < 2) {
+    avx512f = avx512bw = avx512vl = false;
+    avx512_bf16 = avx512_vnni = avx512_fp16 = false;
+  }
+  if (isa == 2) avx512_bf16 = avx512_vnni = avx512_fp16 = false;
+  if (isa == 3) avx512_bf16 = avx512_fp16 = false;
+  if (isa == 0) avx2 = fma = false;
+}
 
 int CpuInfo::best_isa() const {
   if (avx512f && avx512bw && avx512vl && fma) {

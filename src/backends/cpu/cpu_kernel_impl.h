@@ -6,9 +6,8 @@
 //
 // GEMMTUNE_ISA_DTYPES(X) lists the (input, output) dtypes the level compiles: levels 3 and 4
 // compile only what their dot-product instructions change, and fall back to level 2 for the
-// rest (find_cpu_kernel). Of the tiles each list names, a level compiles those kernel_compiled
-// (cpu_offered_kernels.h) says: every one the config space can offer there, and no other at
-// the AVX-512 levels.
+// rest (find_cpu_kernel). Of the tiles each list names, a level compiles those kernel_offered
+// (cpu_offered_kernels.h) says: every one the config space can offer there, and no other.
 //
 // One translation unit per level, not one per kernel family: GCC's inlining and cloning of
 // the helpers the families share depend on everything else in the unit, so a split changes
@@ -27,10 +26,10 @@
 #include "cpu_offered_kernels.h"
 
 // A case of find_tile<In, Out>: `kernel` for the tile key (mr, nc) of `algo`, instantiated
-// where kernel_compiled says, by the rules that prune the configs, so that the two cannot
+// where kernel_offered says, by the rules that prune the configs, so that the two cannot
 // disagree.
 #define GEMMTUNE_CPU_COMPILED_CASE(algo, mr, nc, kernel)                                 \
-  if constexpr (kernel_compiled(GEMMTUNE_ISA_LEVEL, algo, In, Out, TileKey{mr, nc})) { \
+  if constexpr (kernel_offered(GEMMTUNE_ISA_LEVEL, algo, In, Out, TileKey{mr, nc})) { \
     if (micro_m == mr && columns == nc) return kernel;                                  \
   }
 

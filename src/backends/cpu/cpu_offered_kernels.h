@@ -1,6 +1,6 @@
 // Which kernels the config space can offer, as compile-time rules with two users: the config
 // space prunes its configs by them (cpu_config_space.cc), and the kernel lookups compile only
-// the kernels that pass them (kernel_instances/). One rule for both, so that no kernel is
+// the kernels that pass them (cpu_kernel_impl.h). One rule for both, so that no kernel is
 // compiled that no config can pick (a 14 × 2 tile for AVX2's 16 registers cost compile time
 // and nothing else) and no config is offered whose kernel was not compiled.
 #pragma once
@@ -43,21 +43,12 @@ constexpr bool family_takes_isa(int algo, int isa) { return algo != kAlgoDirectP
 
 // Whether the config space can offer the kernel of (`isa`, `algo`, `in` → `out`, tile `key`),
 // and so whether it is compiled. The tile lists (cpu_kernels.h) and each ISA level's dtypes
-// (cpu_kernel_<isa>.cc.in) bound what is compiled further.
+// (cpu_kernel_<isa>.cc) bound what is compiled further. (Until 2026-11-27 the generic and AVX2
+// levels also compiled the tiles their 16 registers cannot hold, a third of the build's time,
+// only to keep the other kernels' code as the cost models of then were trained on:
+// bench/results/2026-11-27-build-time.md.)
 constexpr bool kernel_offered(int isa, int algo, DType in, DType out, TileKey key) {
   return family_takes_dtypes(algo, in, out) && family_takes_isa(algo, isa) && tile_fits_registers(isa, algo, key);
-}
-
-// Whether the kernel is compiled: every kernel the config space can offer and, below AVX-512,
-// also the tiles the 16 registers cannot hold, which no config offers. GCC clones and inlines
-// the helpers the kernels share by what else the translation unit holds: without those tiles
-// it compiled a fifth of the other generic and AVX2 kernels differently (the 4 x 2 packed tile
-// 20-30% slower on Zen 3; bench/results/2026-11-25-build-time.md), and the cost model of
-// data/models was trained on the code they have now (its sweeps time generic and AVX2 packed
-// configs). Drop them, for 4 minutes of a 2-core build, when that model is next retrained.
-constexpr bool kernel_compiled(int isa, int algo, DType in, DType out, TileKey key) {
-  if (isa < kIsaAvx512) return family_takes_dtypes(algo, in, out) && family_takes_isa(algo, isa);
-  return kernel_offered(isa, algo, in, out, key);
 }
 
 }  // namespace gemmtune::cpu

@@ -148,7 +148,7 @@ inline void store_words(std::int32_t* p, VI v, int lanes) {
 // per position and transposed kLanes × kLanes; across, they are read kLanes positions at once.
 // kShift: A of a dpbusd format, whose bytes are made unsigned (s8 + 128, an xor of the sign).
 template <class F, DType In, bool kShift>
-void pack_panel(const StorageT<In>* src, std::int64_t pos_stride, std::int64_t k_stride, int width, std::int64_t kb,
+__attribute__((always_inline)) inline void pack_panel(const StorageT<In>* src, std::int64_t pos_stride, std::int64_t k_stride, int width, std::int64_t kb,
                 int W, std::int32_t* out) {
   constexpr int G = F::kGroup;
   const std::int64_t groups = ceil_div(kb, G);

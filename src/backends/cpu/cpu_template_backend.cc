@@ -5,6 +5,7 @@
 
 #include "cpu_backends.h"
 #include "cpu_config_space.h"
+#include "cpu_kernel_levels.h"
 #include "cpu_kernels.h"
 
 #ifndef GEMMTUNE_CPU_KERNELS_HASH
@@ -170,7 +171,7 @@ CpuGemmParams cpu_strides(const Problem& p) {
 }
 
 std::unique_ptr<Backend> make_cpu_template_backend(const CpuInfo& cpu) {
-  return std::make_unique<CpuTemplateBackend>(cpu);
+  return std::make_unique<CpuTemplateBackend>(with_compiled_isas(cpu));
 }
 
 }  // namespace gemmtune::cpu
