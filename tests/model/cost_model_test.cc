@@ -218,32 +218,32 @@ TEST_F(CostModelTest, AModelOfAnotherDeviceOfTheClassStandsInWhereNoneWasTrained
       << own_backend_changed.status().message();
 }
 
-// The shipped Zen 5 model stands in for another CPU of its class whose OpenBLAS picked other
-// kernels (its version string names them), as on the Intel Emerald Rapids VM.
-TEST(CostModelShipped, TheZen5ModelStandsInForAnotherCpuOfItsClassWithOtherPeerBuilds) {
+// The shipped Zen 3 model stands in for another CPU of its class whose OpenBLAS picked other
+// kernels (its version string names them), as a Zen 2 would.
+TEST(CostModelShipped, TheZen3ModelStandsInForAnotherCpuOfItsClassWithOtherPeerBuilds) {
   if (!CostModel::built_in()) SKIP_UNLESS_CI(CostModel::not_built_in_reason());
   const std::string dir = std::string(GEMMTUNE_TEST_SOURCE_DIR) + "/data/models";
-  auto info = CostModel::read_info(dir + "/cpu-avx512_bf16-2t-amd-epyc.json");
+  auto info = CostModel::read_info(dir + "/cpu-avx2-2t-amd-epyc.json");
   ASSERT_TRUE(info.is_ok()) << info.status().message();
   std::map<std::string, std::string> versions = info->backend_versions;
-  versions["openblas"] = "OpenBLAS 0.3.21 NO_LAPACKE DYNAMIC_ARCH NO_AFFINITY SkylakeX MAX_THREADS=64";
+  versions["openblas"] = "OpenBLAS 0.3.21 NO_LAPACKE DYNAMIC_ARCH NO_AFFINITY Zen2 MAX_THREADS=64";
   setenv("GEMMTUNE_MODEL_DIR", dir.c_str(), 1);
-  auto found = find_cost_model("cpu|A Zen 4|avx512_bf16,|2t|l2=1024K", versions, "cpu/avx512_bf16/2t");
+  auto found = find_cost_model("cpu|A Zen 2|sse4.2,avx2,fma,f16c,|2t|l2=512K", versions, "cpu/avx2/2t");
   versions["cpu"] = "another kernel version";
-  auto stale = find_cost_model("cpu|A Zen 4|avx512_bf16,|2t|l2=1024K", versions, "cpu/avx512_bf16/2t");
+  auto stale = find_cost_model("cpu|A Zen 2|sse4.2,avx2,fma,f16c,|2t|l2=512K", versions, "cpu/avx2/2t");
   unsetenv("GEMMTUNE_MODEL_DIR");
   ASSERT_TRUE(found.is_ok()) << found.status().message();
-  EXPECT_EQ((*found)->info().device_class, "cpu/avx512_bf16/2t");
+  EXPECT_EQ((*found)->info().device_class, "cpu/avx2/2t");
   EXPECT_FALSE(stale.is_ok()) << "gemmtune's own kernels changed: no model stands in";
 }
 
 // A config field added after a model was trained (the Hopper family's cluster, swap and
-// ping-pong fields came after both shipped models) is a feature the model never split on: it
+// ping-pong fields came after the shipped H100 model) is a feature the model never split on: it
 // still loads, and predicts from the features it was trained on, looked up by name.
 TEST(CostModelFeatures, AModelTrainedBeforeAConfigFieldWasAddedStillLoadsAndPredicts) {
   if (!CostModel::built_in()) SKIP_UNLESS_CI(CostModel::not_built_in_reason());
   int loaded = 0;
-  for (const char* file : {"cpu-avx512_bf16-2t-amd-epyc.json", "cuda-sm_90a-132sm.json"}) {
+  for (const char* file : {"cuda-sm_90a-132sm.json"}) {
     const std::string path = std::string(GEMMTUNE_TEST_SOURCE_DIR) + "/data/models/" + file;
     auto model = CostModel::load(path);
     ASSERT_TRUE(model.is_ok()) << path << ": " << model.status().message();
@@ -256,7 +256,7 @@ TEST(CostModelFeatures, AModelTrainedBeforeAConfigFieldWasAddedStillLoadsAndPred
     EXPECT_TRUE(std::isfinite(predicted->at(0)));
     ++loaded;
   }
-  EXPECT_EQ(loaded, 2);
+  EXPECT_EQ(loaded, 1);
 }
 
 // GPU-style configs (block sizes, stages, warps, split-k) and a library's algorithm ranks: the
