@@ -14,6 +14,7 @@ set(GEMMTUNE_CPU_ISA_NAMES generic avx2 avx512 avx512_vnni avx512_bf16)
 set(GEMMTUNE_CPU_ISAS "all" CACHE STRING
     "ISA levels of the own CPU kernels: all (portable), native (up to this machine's best), or the top level's name")
 set_property(CACHE GEMMTUNE_CPU_ISAS PROPERTY STRINGS all native ${GEMMTUNE_CPU_ISA_NAMES})
+string(REPLACE ";" ", " level_names "${GEMMTUNE_CPU_ISA_NAMES}")
 
 # The best level this machine runs, by the rule of CpuInfo::best_isa (src/core/device_cpu.cc).
 function(gemmtune_native_cpu_isa out)
@@ -39,7 +40,7 @@ int main() {
           RUN_OUTPUT_VARIABLE level)
   if(NOT compile_result OR NOT run_result EQUAL 0 OR NOT level MATCHES "^[0-4]$")
     message(FATAL_ERROR "GEMMTUNE_CPU_ISAS=native: could not detect this machine's ISA level; "
-                        "name one (${GEMMTUNE_CPU_ISA_NAMES}) or use all")
+                        "name one (${level_names}) or use all")
   endif()
   set(${out} ${level} PARENT_SCOPE)
 endfunction()
@@ -52,7 +53,7 @@ else()
   list(FIND GEMMTUNE_CPU_ISA_NAMES "${GEMMTUNE_CPU_ISAS}" GEMMTUNE_CPU_TOP_ISA)
   if(GEMMTUNE_CPU_TOP_ISA LESS 0)
     message(FATAL_ERROR "GEMMTUNE_CPU_ISAS=${GEMMTUNE_CPU_ISAS}: expected all, native or one of "
-                        "${GEMMTUNE_CPU_ISA_NAMES}")
+                        "${level_names}")
   endif()
 endif()
 
