@@ -45,6 +45,9 @@ struct SweepMeta {
   std::string device_class;  // DeviceInfo::device_class()
   std::map<std::string, std::string> backend_versions;
   std::string search;        // "exhaustive" or "default"
+  // At most this many configs of each backend per shape, a random sample of the space
+  // (SweepOptions::configs_per_backend); 0: every config.
+  int configs_per_backend = 0;
   TimingOptions timing;
   double prune_factor = 1.5;  // the autotuner's, which the tuning-time simulation follows
   int finalists = 3;          // the autotuner's final round (TuneOptions::finalists), likewise
@@ -55,6 +58,7 @@ struct SweepMeta {
   bool operator==(const SweepMeta& other) const {
     return device == other.device && device_class == other.device_class &&
            backend_versions == other.backend_versions && search == other.search &&
+           configs_per_backend == other.configs_per_backend &&
            timing.samples == other.timing.samples && timing.min_sample_ms == other.timing.min_sample_ms &&
            timing.warmup_runs == other.timing.warmup_runs && prune_factor == other.prune_factor &&
            finalists == other.finalists && close_band == other.close_band &&

@@ -3,6 +3,7 @@
 // tuning pipeline need these and nothing else of the Session, so they live apart from it.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -92,6 +93,10 @@ struct SweepOptions {
   // sample. It exceeds the autotuner's prune_factor, so every choice a tuning would time in
   // full has a full time here.
   double full_within = 3.0;
+  // At most this many configs of each backend per shape (0: all), drawn at random, the same
+  // ones for the same shape and seed, measured in the space's order. A training sweep of a
+  // large space samples it; a held-out sweep, which judges a ranking, measures every config.
+  std::size_t configs_per_backend = 0;
   std::uint64_t seed = 0x5eed5eedull;
 };
 

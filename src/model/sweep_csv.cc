@@ -64,7 +64,7 @@ bool parse_number(const std::string& text, double& out) {
 }
 
 json meta_json(const SweepMeta& meta) {
-  return {{"device", meta.device},
+  json j = {{"device", meta.device},
           {"device_class", meta.device_class},
           {"backend_versions", meta.backend_versions},
           {"search", meta.search},
@@ -77,6 +77,9 @@ json meta_json(const SweepMeta& meta) {
           {"close_repeats", meta.close_repeats},
           {"full_within", meta.full_within},
           {"workers", meta.workers}};
+  // Only where it samples: a sweep of every config reads as the files from before the option.
+  if (meta.configs_per_backend > 0) j["configs_per_backend"] = meta.configs_per_backend;
+  return j;
 }
 
 // An integer of the meta data: nlohmann's get<int>() of 1e300 is an undefined conversion.
@@ -98,6 +101,9 @@ Status meta_from_json(const json& j, SweepMeta& meta) {
   if (j.contains("finalists")) GEMMTUNE_RETURN_IF_ERROR(int_field(j, "finalists", meta.finalists));
   if (j.contains("close_repeats")) GEMMTUNE_RETURN_IF_ERROR(int_field(j, "close_repeats", meta.close_repeats));
   GEMMTUNE_RETURN_IF_ERROR(int_field(j, "workers", meta.workers));
+  if (j.contains("configs_per_backend")) {
+    GEMMTUNE_RETURN_IF_ERROR(int_field(j, "configs_per_backend", meta.configs_per_backend));
+  }
   try {
     meta.device = j.at("device").get<std::string>();
     meta.device_class = j.at("device_class").get<std::string>();
@@ -111,10 +117,10 @@ Status meta_from_json(const json& j, SweepMeta& meta) {
     return invalid_argument(std::string("meta data: ") + e.what());
   }
   if (meta.workers < 1 || meta.timing.samples < 1 || meta.prune_factor < 0 || meta.full_within < 1 ||
-      meta.finalists < 0 || meta.close_band < 0 || meta.close_repeats < 0) {
+      meta.finalists < 0 || meta.close_band < 0 || meta.close_repeats < 0 || meta.configs_per_backend < 0) {
     return invalid_argument(
-        "meta data out of range (workers, samples >= 1, prune_factor, finalists, close_band, close_repeats >= 0, "
-        "full_within >= 1)");
+        "meta data out of range (workers, samples >= 1, prune_factor, finalists, close_band, close_repeats, "
+        "configs_per_backend >= 0, full_within >= 1)");
   }
   return Status::ok();
 }

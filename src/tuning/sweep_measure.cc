@@ -2,9 +2,14 @@
 
 #include <algorithm>
 #include <chrono>
+#include <iterator>
+#include <numeric>
+#include <random>
 
 #include "../core/harness.h"
+#include "../core/usable_cpus.h"
 #include "autotuner.h"
+#include "candidates.h"
 #include "guarded_choice.h"
 
 namespace gemmtune {
@@ -25,23 +30,41 @@ Result<TimingStats> time_one(Harness& harness, Kernel& kernel, const TimingOptio
   return stats.front();
 }
 
-// can_implement, prepare and one verified run, each step's wall time recorded; the kernel when
-// all went well.
-std::unique_ptr<Kernel> prepare_and_verify(const Backend& backend, const Problem& problem, Harness& harness,
-                                           ConfigMeasurement& m) {
-  const auto prepare_start = Clock::now();
-  PreparedChoice prepared = prepare_choice(backend, problem, m.config);
-  m.status = prepared.status;
-  m.reason = prepared.error.is_ok() ? "" : prepared.error.message();
-  m.prepare_us = micros_since(prepare_start);
-  if (!prepared.kernel) return nullptr;
+// One verified run of a prepared kernel, its wall time recorded; the kernel when it passed.
+std::unique_ptr<Kernel> verified(std::unique_ptr<Kernel> kernel, Harness& harness, ConfigMeasurement& m) {
+  if (!kernel || m.status != ChoiceStatus::ok) return nullptr;
   const auto verify_start = Clock::now();
-  CheckedRun checked = run_and_check(*prepared.kernel, harness);
+  CheckedRun checked = run_and_check(*kernel, harness);
   m.status = checked.status;
   m.reason = std::move(checked.reason);
   m.verify_us = micros_since(verify_start);
   if (m.status != ChoiceStatus::ok) return nullptr;
-  return std::move(prepared.kernel);
+  return kernel;
+}
+
+// The configs of `backend` a sweep measures: every one, or a random sample of at most
+// options.configs_per_backend drawn from a generator seeded by the seed, the shape and the
+// backend (FNV-1a and the standard's mt19937_64: the same sample in every build), kept in the
+// space's order.
+std::vector<KernelConfig> swept_configs(const Backend& backend, const Problem& problem, const SweepOptions& options) {
+  std::vector<KernelConfig> configs = backend.configs(problem, options.search);
+  const std::size_t keep = options.configs_per_backend;
+  if (keep == 0 || configs.size() <= keep) return configs;
+  std::uint64_t seed = 1469598103934665603ull ^ options.seed;
+  for (char c : ProblemKey::of(problem).to_string() + "/" + std::string(backend.name())) {
+    seed = (seed ^ std::uint8_t(c)) * 1099511628211ull;
+  }
+  std::mt19937_64 random(seed);
+  std::vector<std::size_t> order(configs.size());
+  std::iota(order.begin(), order.end(), 0);
+  for (std::size_t i = 0; i < keep; ++i) {
+    std::swap(order[i], order[i + std::size_t(random() % (order.size() - i))]);
+  }
+  order.resize(keep);
+  std::sort(order.begin(), order.end());
+  std::vector<KernelConfig> sample;
+  for (std::size_t i : order) sample.push_back(std::move(configs[i]));
+  return sample;
 }
 
 }  // namespace
@@ -55,23 +78,38 @@ Result<ShapeMeasurement> measure_every_config(const Problem& problem, const Devi
   GEMMTUNE_RETURN_IF_ERROR(harness->prepare(problem, options.seed));
   out.setup_us = micros_since(setup_start);
 
-  // One pass, one kernel alive at a time (a GPU kernel may hold gigabytes of split-k
-  // workspace): each config is prepared, verified, given the short sample, and timed in full
-  // when its short sample is within full_within of the fastest so far. The fastest so far is
-  // never faster than the final fastest, so every config within full_within of that is timed
-  // in full; some early ones beyond it are too.
-  const TimingOptions quick = short_sample_timing(options.timing);
-  double fastest = -1;
+  // Every wanted backend's configs, in the fixed order.
+  std::vector<Candidate> all;
   for (const auto& backend : backends) {
     if (!options.backends.empty() &&
         std::find(options.backends.begin(), options.backends.end(), backend->name()) == options.backends.end()) {
       continue;
     }
-    for (const KernelConfig& config : backend->configs(problem, options.search)) {
+    for (const KernelConfig& config : swept_configs(*backend, problem, options)) all.push_back(candidate(*backend, config));
+  }
+
+  // Batches of as many configs as there are cores, each prepared in parallel as a tuning
+  // prepares its choices (compiles spread over the cores; each config's prepare time is its own
+  // wall time there), then measured one by one and released: a batch bounds the kernels alive
+  // at once (a GPU kernel may hold gigabytes of split-k workspace). Each config is verified,
+  // given the short sample, and timed in full when its short sample is within full_within of the
+  // fastest so far. The fastest so far is never faster than the final fastest, so every config
+  // within full_within of that is timed in full; some early ones beyond it are too.
+  const TimingOptions quick = short_sample_timing(options.timing);
+  const std::size_t batch = std::size_t(std::max(1, usable_cpus()));
+  double fastest = -1;
+  for (std::size_t first = 0; first < all.size(); first += batch) {
+    std::vector<Candidate> prepared(std::make_move_iterator(all.begin() + std::ptrdiff_t(first)),
+                                    std::make_move_iterator(all.begin() + std::ptrdiff_t(std::min(all.size(), first + batch))));
+    prepare_all(problem, prepared);
+    for (Candidate& c : prepared) {
       ConfigMeasurement m;
-      m.backend = std::string(backend->name());
-      m.config = config;
-      std::unique_ptr<Kernel> kernel = prepare_and_verify(*backend, problem, *harness, m);
+      m.backend = c.report.backend;
+      m.config = c.report.config;
+      m.status = c.report.status;
+      m.reason = c.report.reason;
+      m.prepare_us = c.report.prepare_s * 1e6;
+      std::unique_ptr<Kernel> kernel = verified(std::move(c.kernel), *harness, m);
       if (kernel) {
         auto stats = time_one(*harness, *kernel, quick, m.quick_cost_us);
         if (stats.is_ok()) {

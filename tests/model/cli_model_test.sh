@@ -51,6 +51,19 @@ if grep -q "1 shapes measured, 3 already there" "$tmp/err" && [ "$(grep -c '^# d
   --shapes "$tmp/heldout.txt" --out "$tmp/heldout.csv" >"$tmp/out" 2>"$tmp/err"
 if [ $? -eq 3 ] && grep -qF "its '# meta:' line differs" "$tmp/err"; then ok "a sweep of other settings is refused (exit 3)"; else
   bad "other settings ($(cat "$tmp/err"))"; fi
+# A sample of each backend's space: at most N rows of each per shape, the same ones every run,
+# and a sweep of another sample size is another sweep.
+"$CLI" $SWEEP --configs-per-backend 3 --shapes "$tmp/train.txt" --out "$tmp/sample.csv" 2>/dev/null
+"$CLI" $SWEEP --configs-per-backend 3 --shapes "$tmp/train.txt" --out "$tmp/sample2.csv" 2>/dev/null
+most=$(grep '^[0-9]' "$tmp/sample.csv" | cut -d, -f1-3,5 | sort | uniq -c | sort -rn | head -1 | awk '{print $1}')
+cpu_rows=$(grep -c '^[0-9][^,]*,[^,]*,[^,]*,[^,]*,cpu,' "$tmp/sample.csv")
+if [ "$most" = 3 ] && [ "$cpu_rows" = 12 ] && grep -q '"configs_per_backend":3' "$tmp/sample.csv" &&
+   [ "$(grep '^[0-9]' "$tmp/sample.csv" | cut -d, -f1-6)" = "$(grep '^[0-9]' "$tmp/sample2.csv" | cut -d, -f1-6)" ]; then
+  ok "--configs-per-backend samples each backend's space, the same configs every run"; else
+  bad "--configs-per-backend (most $most, cpu rows $cpu_rows)"; fi
+"$CLI" $SWEEP --configs-per-backend 4 --shapes "$tmp/train.txt" --out "$tmp/sample.csv" >/dev/null 2>"$tmp/err"
+if [ $? -eq 3 ]; then ok "a sweep of another sample size is refused (exit 3)"; else bad "other sample size ($(cat "$tmp/err"))"; fi
+expect "--configs-per-backend must be positive" 2 "--configs-per-backend must be in [1" $SWEEP --configs-per-backend 0 --shapes small --out "$tmp/x.csv"
 expect "sweep needs --out" 2 "--out FILE.csv is required" sweep --shapes small
 expect "sweep without a GPU" 1 "cuda" sweep --device cuda --shapes small --out "$tmp/gpu.csv"
 "$CLI" $SWEEP --shapes random:40:5 --max-flops 1e5 --max-shapes 40 --max-minutes 0.00001 --out "$tmp/part.csv" 2>"$tmp/err"

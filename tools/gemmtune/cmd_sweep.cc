@@ -22,9 +22,10 @@ constexpr int kExitResume = 75;
 constexpr int kExitOtherSweep = 3;
 
 constexpr const char* kSummary =
-    "Measures every config of the search space (--space, default exhaustive) on each shape, each\n"
-    "config on its own: checked, prepared and verified as in tuning, one short sample, then the full\n"
-    "timing of those within --full-within of the fastest. One CSV row per (shape, config) with its\n"
+    "Measures every config of the search space (--space, default exhaustive) on each shape, or a\n"
+    "random sample of each backend's (--configs-per-backend): prepared over the cores as in tuning,\n"
+    "then each on its own: verified, one short sample, then the full timing of those within\n"
+    "--full-within of the fastest. One CSV row per (shape, config) with its\n"
     "time and what measuring it cost. Progress goes to stderr. An existing --out file of the same\n"
     "device and settings is resumed: its whole shapes are kept and skipped, a shape cut off is redone;\n"
     "one measured on another device, with other backend versions or settings is refused (exit 3).";
@@ -33,6 +34,9 @@ std::vector<OptionSpec> sweep_specs() {
   std::vector<OptionSpec> specs = shape_options();
   specs.push_back({"space", true, "--space S              config space measured: exhaustive (default) | default"});
   specs.push_back({"out", true, "--out FILE.csv         where the rows go (required); resumed when it exists"});
+  specs.push_back({"configs-per-backend", true,
+                   "--configs-per-backend N  at most N configs of each backend per shape, drawn at random\n"
+                   "                       (the same ones on every run); default: every config"});
   specs.push_back({"max-shapes", true, "--max-shapes N         only the first N shapes of the set"});
   specs.push_back({"max-minutes", true, "--max-minutes T        stop at the first shape that starts past T minutes, with exit\n"
                                         "                       status 75 when shapes are left (the same command resumes)"});
@@ -112,6 +116,9 @@ int run_sweep(int argc, char** argv) {
                                  std::to_string(options->tuning.prune_factor) + ")"));
   }
   sweep.full_within = *full_within;
+  auto per_backend = args->get_int("configs-per-backend", 0, 1, 1 << 20);
+  if (!per_backend.is_ok()) return fail(per_backend.status());
+  sweep.configs_per_backend = std::size_t(*per_backend);
   auto max_shapes = args->get_int("max-shapes", INT64_MAX, 1);
   if (!max_shapes.is_ok()) return fail(max_shapes.status());
   auto max_minutes = args->get_double("max-minutes", 0);
@@ -132,6 +139,7 @@ int run_sweep(int argc, char** argv) {
   meta.device_class = (*session)->device().device_class();
   meta.backend_versions = (*session)->backend_versions();
   meta.search = args->get("space", "exhaustive");
+  meta.configs_per_backend = int(sweep.configs_per_backend);
   meta.timing = sweep.timing;
   meta.prune_factor = options->tuning.prune_factor;
   meta.finalists = options->tuning.finalists;
