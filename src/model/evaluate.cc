@@ -44,7 +44,9 @@ double fastest(const std::vector<const ConfigMeasurement*>& set) {
 
 // The choices a tuning at k times: the model's shortlist (model_shortlist: the top k and the
 // close families' best) and every choice the model does not rank; should none of them
-// succeed, the ranking's next k, as the autotuner does.
+// succeed, the ranking's next k, as the autotuner does. (A tuning offers only the default space
+// of a backend the model does not rank; a sweep of the exhaustive space cannot tell which of
+// its rows those are, so this charges all of them: an upper bound on time, and on quality.)
 std::vector<const ConfigMeasurement*> top_k_set(const RankedShape& shape, int k) {
   std::vector<const ConfigMeasurement*> set = shape.always;
   const std::vector<std::size_t> chosen = model_shortlist(

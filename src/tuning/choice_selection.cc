@@ -165,10 +165,15 @@ ChoiceSelection select_choices(const Problem& problem, const DeviceInfo& device,
     }
     if (!fallback.empty()) space = SearchSpace::default_space;
   }
+  // A backend the model does not rank is timed in full, so it offers its default space (its
+  // exhaustive one would make a tuning at top k slower than one without the model).
   std::vector<std::vector<KernelConfig>> offered(backends.size());
+  std::string unranked;
   for (std::size_t b = 0; b < backends.size(); ++b) {
     if (!backend_wanted(options, backends[b]->name())) continue;
-    offered[b] = backends[b]->configs(problem, space);
+    const bool ranked = !top_k || !fallback.empty() || options.model->ranks(backends[b]->name());
+    if (!ranked) unranked += (unranked.empty() ? "" : ", ") + std::string(backends[b]->name());
+    offered[b] = backends[b]->configs(problem, ranked ? space : SearchSpace::default_space);
     out.offered[b] = offered[b].size();
   }
 
@@ -185,6 +190,7 @@ ChoiceSelection select_choices(const Problem& problem, const DeviceInfo& device,
                     (families_added == 1 ? "y" : "ies") + " predicted within " +
                     band_text() + " of the top";
       }
+      if (!unranked.empty()) out.note += "; the default space of " + unranked + ", which it does not rank, in full";
     } else {
       fallback = why;
       space = SearchSpace::default_space;

@@ -356,6 +356,10 @@ TEST_F(CostModelTest, ATuningTimesOnlyTheTopKOfTheBackendsTheModelRanks) {
   EXPECT_EQ(reference, 1);
   EXPECT_NE(out.report.selection.find("cost model: top 3 of 13 choices of the exhaustive space"), std::string::npos)
       << out.report.selection;
+  // The backend it does not rank offers its default space, timed in full, and the note says so.
+  EXPECT_NE(out.report.selection.find("; the default space of reference, which it does not rank, in full"),
+            std::string::npos)
+      << out.report.selection;
   if (alpha > 3) {
     const std::string added = ", and the best-ranked of " + std::to_string(alpha - 3) + " more kernel famil";
     EXPECT_NE(out.report.selection.find(added), std::string::npos) << out.report.selection;
