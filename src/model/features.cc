@@ -60,25 +60,29 @@ void append_features(const Problem& p, std::string_view backend, const KernelCon
 
   const auto fields = config.fields();
   for (const auto& [name, value] : fields) out.push_back(float(value));
+  // A swapped kernel (swap=1) computes Cᵀ = Bᵀ·Aᵀ: its block rows tile n and its columns m.
+  const bool swapped = field_value(fields, "swap") != 0;
   for (const Tiling& t : kTilings) {
     const double block = field_value(fields, t.field);
-    const double dim = double(dim_of(p, t.dim));
+    const char dim_name = !swapped || t.dim == 'k' || t.field[0] != 'b' ? t.dim : t.dim == 'm' ? 'n' : 'm';
+    const double dim = double(dim_of(p, dim_name));
     const double tiles = block > 0 ? std::ceil(dim / block) : 0;
     out.push_back(float(tiles));
     out.push_back(float(block > 0 && dim > 0 ? tiles * block / dim : 0));
   }
   // Work per thread: output blocks (GPU thread blocks, CPU macro-tiles) and register tiles,
   // over the threads (CPU) and split-k slices that share them.
-  auto tiles = [&](std::string_view rows, std::string_view cols) {
+  auto tiles = [&](std::string_view rows, std::string_view cols, bool swap) {
     const double r = field_value(fields, rows), c = field_value(fields, cols);
-    return r > 0 && c > 0 ? std::ceil(double(p.m()) / r) * std::ceil(double(p.n()) / c) : 0.0;
+    const double m = double(swap ? p.n() : p.m()), n = double(swap ? p.m() : p.n());
+    return r > 0 && c > 0 ? std::ceil(m / r) * std::ceil(n / c) : 0.0;
   };
-  const double blocks = tiles("bm", "bn");
+  const double blocks = tiles("bm", "bn", swapped);
   const double threads = std::max<std::int32_t>(1, field_value(fields, "thr"));
   const double split = std::max<std::int32_t>(1, field_value(fields, "splitk"));
   out.push_back(float(log2_of(blocks)));
   out.push_back(float(blocks > 0 ? std::log2(blocks / threads) : 0));
-  const double micro = tiles("mm", "mn");
+  const double micro = tiles("mm", "mn", false);
   out.push_back(float(micro > 0 ? std::log2(micro / threads) : 0));
   out.push_back(float(log2_of(blocks * split)));
   for (const std::string& name : backends) out.push_back(name == backend ? 1.0f : 0.0f);

@@ -56,6 +56,22 @@ TEST(Features, ValuesFollowTheProblemAndTheConfig) {
   EXPECT_FLOAT_EQ(value(names, library, "backend_onednn"), 1);
 }
 
+TEST(Features, ASwappedKernelsBlockRowsTileN) {
+  const std::vector<std::string> backends = {"wgmma"};
+  const std::vector<std::string> names = feature_names(backends);
+  const Problem p = *Problem::create(300, 6144, 4096, DType::bf16, "nt");
+  // Cᵀ = Bᵀ·Aᵀ: 128 rows of the weights (n) by 152 columns of the activations (m).
+  const std::vector<float> v = features_of(p, "wgmma", *KernelConfig::parse("bm=128 bn=152 bk=64 swap=1"), backends);
+  EXPECT_FLOAT_EQ(value(names, v, "tiles_bm"), 48);                  // 6144 / 128
+  EXPECT_FLOAT_EQ(value(names, v, "tiles_bn"), 2);                   // ceil(300 / 152)
+  EXPECT_FLOAT_EQ(value(names, v, "pad_bn"), 304.0f / 300.0f);
+  EXPECT_FLOAT_EQ(value(names, v, "tiles_bk"), 64);                  // k is k either way
+  const std::vector<float> plain = features_of(p, "wgmma", *KernelConfig::parse("bm=128 bn=152 bk=64"), backends);
+  EXPECT_FLOAT_EQ(value(names, plain, "tiles_bm"), 3);               // ceil(300 / 128)
+  EXPECT_FLOAT_EQ(value(names, v, "log2_blocks"), std::log2(96.0f));
+  EXPECT_FLOAT_EQ(value(names, plain, "log2_blocks"), std::log2(123.0f));  // 3 × ceil(6144 / 152)
+}
+
 TEST(Features, ProblemKindsNameDtypesLayoutAndTf32) {
   ProblemSpec spec;
   spec.m = spec.n = spec.k = 8;
