@@ -96,13 +96,13 @@ std::vector<BackendAvailability> compiled_backends(DeviceKind kind) {
     } else {
       list.push_back({"cutlass", false, setup.status().message()});
     }
-    list.push_back({"cuda", true, "gemmtune's NVRTC-compiled tensor-core templates (mma.sync); on Hopper only where wgmma cannot map the problem, or in the exhaustive space"});
+    list.push_back({"mma", true, "gemmtune's NVRTC-compiled tensor-core templates (mma.sync); on Hopper only where wgmma cannot map the problem, or in the exhaustive space"});
 #else
     list.push_back({"cublaslt", false, "not built (CUDA toolkit not found or GEMMTUNE_WITH_CUDA=OFF)"});
     list.push_back({"wgmma", false, "not built (CUDA toolkit not found or GEMMTUNE_WITH_CUDA=OFF)"});
     list.push_back({"skinny", false, "not built (CUDA toolkit not found or GEMMTUNE_WITH_CUDA=OFF)"});
     list.push_back({"cutlass", false, "not built (CUDA toolkit not found or GEMMTUNE_WITH_CUDA=OFF)"});
-    list.push_back({"cuda", false, "not built (CUDA toolkit not found or GEMMTUNE_WITH_CUDA=OFF)"});
+    list.push_back({"mma", false, "not built (CUDA toolkit not found or GEMMTUNE_WITH_CUDA=OFF)"});
 #endif
   }
   return list;

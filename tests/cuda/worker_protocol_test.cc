@@ -14,7 +14,7 @@ TEST(WorkerProtocol, RequestRoundTripsEveryProblemFieldIncludingTf32) {
   request.problem.allow_tf32 = true;
   request.problem.alpha = 0.75;
   request.problem.beta = 0.5;
-  request.backend = "cuda";
+  request.backend = "mma";
   request.config = *KernelConfig::parse("bm=64 bn=64 bk=32 stages=2 warps=4 gm=8 splitk=1");
   request.seed = 42;
   auto decoded = decode_request(encode(request));

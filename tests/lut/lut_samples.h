@@ -73,7 +73,7 @@ inline rc::Gen<LookupTable> any_table() {
       const int configs = *rc::gen::inRange(1, 4);
       for (int j = 0; j < configs; ++j) {
         LutChoice choice;
-        choice.backend = *rc::gen::element<std::string>("cpu", "onednn", "openblas", "reference", "cublaslt", "cuda");
+        choice.backend = *rc::gen::element<std::string>("cpu", "onednn", "openblas", "reference", "cublaslt", "mma");
         choice.config = *any_config();
         choice.time_us = *rc::gen::oneOf(rc::gen::just(-1.0), rc::gen::map(rc::gen::inRange(0, 1000000), [](int us) {
           return double(us) / 7.0;

@@ -267,7 +267,7 @@ TEST(CostModelGpuStyle, TilesAndSplitKAreLearnedFromTheGenericFields) {
     SweepData data;
     data.meta.device = "cuda|Synthetic|sm90|132sms";
     data.meta.device_class = "cuda/sm_90a/132sm";
-    data.meta.backend_versions = {{"cuda", "t1"}, {"cublaslt", "l1"}};
+    data.meta.backend_versions = {{"mma", "t1"}, {"cublaslt", "l1"}};
     for (int s = first; s < first + count; ++s) {
       const std::int64_t m = std::int64_t(1) << (s % 13);  // 1 … 4096
       const ProblemKey key = ProblemKey::of(*Problem::create(m, 4096, 4096, DType::bf16, "nt"));
@@ -289,7 +289,7 @@ TEST(CostModelGpuStyle, TilesAndSplitKAreLearnedFromTheGenericFields) {
           c.split_k = split;
           // Small m wants a small tile and split-k (more blocks); large m a large tile, no split.
           const double waste = double(bm) / double(std::min<std::int64_t>(m, 128)) + (m < 64 ? 4.0 / split : split);
-          add("cuda", c, 10 + double(m) * 0.05 + waste);
+          add("mma", c, 10 + double(m) * 0.05 + waste);
         }
       }
       add("cublaslt", *KernelConfig::parse("algo=1"), 12 + double(m) * 0.05 + 3);
@@ -303,8 +303,8 @@ TEST(CostModelGpuStyle, TilesAndSplitKAreLearnedFromTheGenericFields) {
     return *(*model)->predict(*Problem::create(m, 4096, 4096, DType::bf16, "nt"), choices);
   };
   const std::vector<ModelChoice> choices = {
-      {"cuda", *KernelConfig::parse("bm=16 bn=128 bk=64 stages=2 warps=4 gm=8 splitk=4")},
-      {"cuda", *KernelConfig::parse("bm=128 bn=128 bk=64 stages=2 warps=4 gm=8 splitk=1")},
+      {"mma", *KernelConfig::parse("bm=16 bn=128 bk=64 stages=2 warps=4 gm=8 splitk=4")},
+      {"mma", *KernelConfig::parse("bm=128 bn=128 bk=64 stages=2 warps=4 gm=8 splitk=1")},
       {"cublaslt", *KernelConfig::parse("algo=1")}};
   // Few rows: the small tile split four ways; many rows: the large tile, unsplit.
   const std::vector<double> skinny = rank(8, choices), wide = rank(2048, choices);

@@ -1,4 +1,4 @@
-// Backend "cuda": gemmtune's own tensor-core kernels, compiled at run time with NVRTC.
+// Backend "mma": gemmtune's own tensor-core kernels, compiled at run time with NVRTC.
 #include "nvrtc_backend.h"
 
 #include <atomic>
@@ -87,7 +87,7 @@ class NvrtcBackend final : public Backend {
  public:
   explicit NvrtcBackend(const CudaInfo& device) : device_(device) {}
 
-  std::string_view name() const override { return "cuda"; }
+  std::string_view name() const override { return "mma"; }
   std::string version() const override { return nvrtc_backend_version(); }
   // Process-wide: the cubin cache is shared by every instance.
   std::int64_t compilations() const override { return mma_compilations.load(); }
@@ -112,7 +112,7 @@ class NvrtcBackend final : public Backend {
     const KernelConfig config = with_fault_defaults(requested);
     GEMMTUNE_RETURN_IF_ERROR(nvrtc_can_implement(problem, config, device_));
     return prepare_jit_kernel<NvrtcKernel>(
-        device_, problem, config, "cuda",
+        device_, problem, config, "mma",
         [&](bool recompile) { return compile_gemm_mma(problem, config, device_, recompile); },
         [&] { return std::make_unique<NvrtcKernel>(problem, config); });
   }

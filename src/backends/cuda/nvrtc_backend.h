@@ -1,4 +1,4 @@
-// The NVRTC template backend "cuda": gemm_mma.cuh instantiated per (problem, config) by -D
+// The NVRTC template backend "mma": gemm_mma.cuh instantiated per (problem, config) by -D
 // macros, compiled for the device's arch, cached on disk, loaded into the primary context.
 // These functions are what the backend is built from; tests use them without a GPU.
 //

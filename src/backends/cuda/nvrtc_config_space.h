@@ -1,4 +1,4 @@
-// The config space of gemmtune's NVRTC tensor-core template (backend "cuda"): named lists,
+// The config space of gemmtune's NVRTC tensor-core template (backend "mma"): named lists,
 // scaling to the problem, pruning by the device's limits (the analogue of Inductor's
 // template_heuristics for its Triton mm template).
 #pragma once

@@ -1,4 +1,4 @@
-# Sources of the NVRTC template backends: "cuda" (mma.sync, any GPU from sm_80), "wgmma"
+# Sources of the NVRTC template backends: "mma" (mma.sync, any GPU from sm_80), "wgmma"
 # (Hopper) and "skinny" (m <= 64: gemm_skinny.cuh, and gemm_gemv.cuh for m <= 8). Each kernel
 # template is a CUDA C++ file in the tree, embedded into the library as a string at build time;
 # it is regenerated whenever the .cuh changes.
