@@ -238,13 +238,14 @@ TEST(CostModelShipped, TheZen3ModelStandsInForAnotherCpuOfItsClassWithOtherPeerB
 }
 
 // A config field added after a model was trained (the Hopper family's cluster, swap and
-// ping-pong fields came after the shipped H100 model) is a feature the model never split on: it
+// ping-pong fields came after the first H100 model) is a feature the model never split on: it
 // still loads, and predicts from the features it was trained on, looked up by name.
 TEST(CostModelFeatures, AModelTrainedBeforeAConfigFieldWasAddedStillLoadsAndPredicts) {
   if (!CostModel::built_in()) SKIP_UNLESS_CI(CostModel::not_built_in_reason());
   int loaded = 0;
-  for (const char* file : {"cuda-sm_90a-132sm.json"}) {
-    const std::string path = std::string(GEMMTUNE_TEST_SOURCE_DIR) + "/data/models/" + file;
+  // The H100 model of 2026-11-22, shipped until the Hopper and decode families were swept.
+  for (const char* file : {"h100-model-2026-11-22.json"}) {
+    const std::string path = std::string(GEMMTUNE_TEST_SOURCE_DIR) + "/tests/model/data/" + file;
     auto model = CostModel::load(path);
     ASSERT_TRUE(model.is_ok()) << path << ": " << model.status().message();
     const std::vector<std::string>& trained = (*model)->info().features;
