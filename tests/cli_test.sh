@@ -101,5 +101,17 @@ for key in ("best_peer", "best_peer_per_call", "best_peer_kernel"):
     assert key in d["geomean_ratio"], key
 ' && grep -q "\[2/2\]" "$tmp/err"; then ok "bench --json on a shape file, progress on stderr"; else bad "bench --json"; fi
 
+# The multi-kernel table over a layout (nt: C = X·Wᵀ): a row per hint, a column per runtime size,
+# and the layout named; a bad layout is an error.
+"$CLI" hints-table --hints 8,32 --runtime 8,16,32 --n 48 --k 40 --layout nt --json $FAST >"$tmp/hints.json" 2>"$tmp/err"
+if python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["layout"] == "nt" and d["hints"] == [8, 32] and d["runtime"] == [8, 16, 32], d
+assert len(d["before"]) == 2 and len(d["after"]) == 2 and all(len(row) == 3 for row in d["before"] + d["after"])
+assert len(d["best"]) == 3 and all(t is not None and t > 0 for t in d["best"])
+' "$tmp/hints.json"; then ok "hints-table --layout nt --json"; else bad "hints-table --layout nt ($(tail -3 "$tmp/err"))"; fi
+expect_fail "hints-table bad layout" "--layout: unknown layout 'nx'" hints-table --hints 8 --layout nx
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -129,6 +129,8 @@ int run_hints_table(int argc, char** argv) {
       {"runtime", true, "--runtime R,R,...      runtime sizes to run at (default: the hints)"},
       {"n", true, "--n N                  fix n (default: dynamic, square problems)"},
       {"k", true, "--k K                  fix k (default: dynamic)"},
+      {"layout", true, "--layout L             nn | nt | tn | tt (n row-major, t column-major); default nn\n"
+                       "                       (nt: C = X·Wᵀ, a linear layer's weights as PyTorch stores them)"},
       {"route", true, "--route R              benchmark | distance (default benchmark)"},
       {"json", false, "--json                 print the tables as JSON"},
       {"plot", true, "--plot FILE.png        draw both tables as heat maps (gnuplot)"},
@@ -158,6 +160,8 @@ int run_hints_table(int argc, char** argv) {
   auto k = args->get_int("k", kDynamic, 1);
   if (!n.is_ok()) return fail(n.status());
   if (!k.is_ok()) return fail(k.status());
+  auto layouts = parse_layout_letters(args->get("layout", "nn"));
+  if (!layouts.is_ok()) return fail(invalid_argument("--layout: " + layouts.status().message()));
   auto route = Route::parse(args->get("route", "benchmark"));
   if (!route.is_ok()) return fail(invalid_argument("--route: " + route.status().message()));
   if (route->policy != RoutePolicy::benchmark && route->policy != RoutePolicy::distance) {
@@ -195,6 +199,8 @@ int run_hints_table(int argc, char** argv) {
   family.n = *n;
   family.k = *k;
   family.a_type = family.b_type = *dtype;
+  family.a_layout = layouts->first;
+  family.b_layout = layouts->second;
   family.c_type = *dtype == DType::s8 ? DType::s32 : *dtype;
   Table table;
   table.hints = *hints;
@@ -295,8 +301,8 @@ int run_hints_table(int argc, char** argv) {
     }
   }
 
-  const std::string title = std::string(dtype_name(*dtype)) + " on " + (*session)->device().name + ", route " +
-                            route->to_string();
+  const std::string title = std::string(dtype_name(*dtype)) + " " + args->get("layout", "nn") + " on " +
+                            (*session)->device().name + ", route " + route->to_string();
   if (args->has("plot")) {
     Status plotted = write_plot(table, args->get("plot", ""), title);
     if (!plotted.is_ok()) return fail(plotted);
@@ -305,6 +311,7 @@ int run_hints_table(int argc, char** argv) {
     nlohmann::json out = {{"hints", table.hints},     {"runtime", table.runtime}, {"before", table.before},
                           {"after", table.after},     {"best", table.best},       {"best_pick", table.best_pick},
                           {"route", route->to_string()}, {"dtype", dtype_name(*dtype)},
+                          {"layout", args->get("layout", "nn")},
                           {"device", device_json((*session)->device())}, {"unit", "ms"},
                           {"null", "the hint's kernel cannot run that size"}};
     std::cout << out.dump(2) << "\n";
