@@ -64,8 +64,9 @@ void append_features(const Problem& p, std::string_view backend, const KernelCon
   const bool swapped = field_value(fields, "swap") != 0;
   for (const Tiling& t : kTilings) {
     const double block = field_value(fields, t.field);
-    const char dim_name = !swapped || t.dim == 'k' || t.field[0] != 'b' ? t.dim : t.dim == 'm' ? 'n' : 'm';
-    const double dim = double(dim_of(p, dim_name));
+    char tiled = t.dim;
+    if (swapped && t.field[0] == 'b' && tiled != 'k') tiled = tiled == 'm' ? 'n' : 'm';  // bm, bn
+    const double dim = double(dim_of(p, tiled));
     const double tiles = block > 0 ? std::ceil(dim / block) : 0;
     out.push_back(float(tiles));
     out.push_back(float(block > 0 && dim > 0 ? tiles * block / dim : 0));

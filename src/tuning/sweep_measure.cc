@@ -78,14 +78,25 @@ Result<ShapeMeasurement> measure_every_config(const Problem& problem, const Devi
   GEMMTUNE_RETURN_IF_ERROR(harness->prepare(problem, options.seed));
   out.setup_us = micros_since(setup_start);
 
-  // Every wanted backend's configs, in the fixed order.
+  // Every wanted backend's configs, in the fixed order. One that cannot run is marked skipped
+  // here, with what finding that out cost as its prepare time (a tuning pays it too), and
+  // prepare_all passes over it.
   std::vector<Candidate> all;
   for (const auto& backend : backends) {
     if (!options.backends.empty() &&
         std::find(options.backends.begin(), options.backends.end(), backend->name()) == options.backends.end()) {
       continue;
     }
-    for (const KernelConfig& config : swept_configs(*backend, problem, options)) all.push_back(candidate(*backend, config));
+    for (const KernelConfig& config : swept_configs(*backend, problem, options)) {
+      Candidate c = candidate(*backend, config);
+      const auto check_start = Clock::now();
+      if (Status can = backend->can_implement(problem, config); !can.is_ok()) {
+        c.report.status = ChoiceStatus::skipped;
+        c.report.reason = can.message();
+        c.report.prepare_s = micros_since(check_start) * 1e-6;
+      }
+      all.push_back(std::move(c));
+    }
   }
 
   // Batches of as many configs as there are cores, each prepared in parallel as a tuning

@@ -160,7 +160,8 @@ int run_hints_table(int argc, char** argv) {
   auto k = args->get_int("k", kDynamic, 1);
   if (!n.is_ok()) return fail(n.status());
   if (!k.is_ok()) return fail(k.status());
-  auto layouts = parse_layout_letters(args->get("layout", "nn"));
+  const std::string layout = args->get("layout", "nn");
+  auto layouts = parse_layout_letters(layout);
   if (!layouts.is_ok()) return fail(invalid_argument("--layout: " + layouts.status().message()));
   auto route = Route::parse(args->get("route", "benchmark"));
   if (!route.is_ok()) return fail(invalid_argument("--route: " + route.status().message()));
@@ -301,7 +302,7 @@ int run_hints_table(int argc, char** argv) {
     }
   }
 
-  const std::string title = std::string(dtype_name(*dtype)) + " " + args->get("layout", "nn") + " on " +
+  const std::string title = std::string(dtype_name(*dtype)) + " " + layout + " on " +
                             (*session)->device().name + ", route " + route->to_string();
   if (args->has("plot")) {
     Status plotted = write_plot(table, args->get("plot", ""), title);
@@ -311,7 +312,7 @@ int run_hints_table(int argc, char** argv) {
     nlohmann::json out = {{"hints", table.hints},     {"runtime", table.runtime}, {"before", table.before},
                           {"after", table.after},     {"best", table.best},       {"best_pick", table.best_pick},
                           {"route", route->to_string()}, {"dtype", dtype_name(*dtype)},
-                          {"layout", args->get("layout", "nn")},
+                          {"layout", layout},
                           {"device", device_json((*session)->device())}, {"unit", "ms"},
                           {"null", "the hint's kernel cannot run that size"}};
     std::cout << out.dump(2) << "\n";
