@@ -23,7 +23,7 @@ class FixedKernel final : public Kernel {
   double us_;
 };
 
-// Configs algo = 1..N, config i taking times[i - 1] µs.
+// Configs rank = 1..N, config i taking times[i - 1] µs.
 class FixedBackend final : public Backend {
  public:
   FixedBackend(std::string name, std::vector<double> times) : name_(std::move(name)), times_(std::move(times)) {}
@@ -31,14 +31,14 @@ class FixedBackend final : public Backend {
   std::string version() const override { return "fixed"; }
   std::vector<KernelConfig> configs(const Problem&, SearchSpace) const override {
     std::vector<KernelConfig> configs(times_.size());
-    for (std::size_t i = 0; i < configs.size(); ++i) configs[i].algo = int(i) + 1;
+    for (std::size_t i = 0; i < configs.size(); ++i) configs[i].rank = int(i) + 1;
     return configs;
   }
   Status can_implement(const Problem&, const KernelConfig& c) const override {
-    return c.algo >= 1 && c.algo <= int(times_.size()) ? Status::ok() : unsupported("no such algo");
+    return c.rank >= 1 && c.rank <= int(times_.size()) ? Status::ok() : unsupported("no such rank");
   }
   Result<std::unique_ptr<Kernel>> prepare(const Problem&, const KernelConfig& c) const override {
-    return std::unique_ptr<Kernel>(std::make_unique<FixedKernel>(times_[std::size_t(c.algo - 1)]));
+    return std::unique_ptr<Kernel>(std::make_unique<FixedKernel>(times_[std::size_t(c.rank - 1)]));
   }
 
  private:

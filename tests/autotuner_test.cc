@@ -57,16 +57,16 @@ class FaultyBackend final : public Backend {
     std::vector<KernelConfig> configs;
     for (std::size_t i = 0; i < faults_.size(); ++i) {
       KernelConfig c;
-      c.algo = int(i) + 1;
+      c.rank = int(i) + 1;
       configs.push_back(c);
     }
     return configs;
   }
   Status can_implement(const Problem&, const KernelConfig& c) const override {
-    return c.algo >= 1 && c.algo <= int(faults_.size()) ? Status::ok() : unsupported("no such algo");
+    return c.rank >= 1 && c.rank <= int(faults_.size()) ? Status::ok() : unsupported("no such rank");
   }
   Result<std::unique_ptr<Kernel>> prepare(const Problem& p, const KernelConfig& c) const override {
-    const Fault fault = faults_[std::size_t(c.algo - 1)];
+    const Fault fault = faults_[std::size_t(c.rank - 1)];
     if (fault == Fault::throw_in_prepare) throw std::runtime_error("compiler crashed");
     if (fault == Fault::fail_prepare) return Status(ErrorCode::unsupported, "does not compile");
     return std::unique_ptr<Kernel>(std::make_unique<FaultyKernel>(p, fault));

@@ -172,19 +172,19 @@ inline void expect_refused(const Backend& cpu, const Problem& problem, const Ker
 
 // A compiled tile of a direct kernel, as its X-macro list names it.
 struct DirectTile {
-  int algo, rows, columns;
+  int kernel, rows, columns;
   int block_k = 0;  // the stream kernel's rows of B per block
 };
 
 // Every direct tile compiled for inputs of `type` (the extra f32 rows tiles for f32 only).
 inline std::vector<DirectTile> direct_tiles(DType type) {
   std::vector<DirectTile> tiles;
-#define ROWS_TILE(mr, nv) tiles.push_back({cpu::kAlgoDirectRows, mr, nv});
-#define DOT_TILE(mr, nc) tiles.push_back({cpu::kAlgoDirectDot, mr, nc});
-#define COLUMNS_TILE(mj, nv) tiles.push_back({cpu::kAlgoDirectColumns, nv, mj});
+#define ROWS_TILE(mr, nv) tiles.push_back({kKernelRows, mr, nv});
+#define DOT_TILE(mr, nc) tiles.push_back({kKernelDot, mr, nc});
+#define COLUMNS_TILE(mj, nv) tiles.push_back({kKernelColumns, nv, mj});
 #define STREAM_TILE(mr, nv)                                                                   \
-  for (int depth : cpu::kStreamBlockDepths) tiles.push_back({cpu::kAlgoDirectStream, mr, nv, depth});
-#define AXPY_TILE(mr, u) tiles.push_back({cpu::kAlgoDirectAxpy, mr, u});
+  for (int depth : cpu::kStreamBlockDepths) tiles.push_back({kKernelStream, mr, nv, depth});
+#define AXPY_TILE(mr, u) tiles.push_back({kKernelAxpy, mr, u});
   GEMMTUNE_CPU_STREAM_TILES(STREAM_TILE)
   GEMMTUNE_CPU_AXPY_TILES(AXPY_TILE)
   GEMMTUNE_CPU_DIRECT_TILES(ROWS_TILE)
@@ -206,11 +206,11 @@ inline std::vector<DirectTile> direct_tiles(DType type) {
 // kernel and the axpy kernel (rows of C and of B) neither.
 inline KernelConfig direct_config(const DirectTile& tile, int isa) {
   const int lanes = cpu::vector_lanes(isa);
-  const bool column_vectors = tile.algo == cpu::kAlgoDirectRows || tile.algo == cpu::kAlgoDirectStream;
+  const bool column_vectors = tile.kernel == kKernelRows || tile.kernel == kKernelStream;
   KernelConfig c;
-  c.algo = tile.algo;
+  c.kernel = tile.kernel;
   c.isa = isa;
-  c.micro_m = tile.algo == cpu::kAlgoDirectColumns ? tile.rows * lanes : tile.rows;
+  c.micro_m = tile.kernel == kKernelColumns ? tile.rows * lanes : tile.rows;
   c.micro_n = column_vectors ? tile.columns * lanes : tile.columns;
   c.block_k = tile.block_k;
   c.threads = 2;

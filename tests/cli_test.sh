@@ -90,11 +90,11 @@ for s in d["shapes"]:
     # Four rounds of the best peer against Session::gemm: quartiles around the median.
     r = s["best_peer"]["ratio_by_round"]
     assert 0 < r["q1"] <= r["median"] <= r["q3"], r
-    # oneDNN per call is its sgemm (algo=1); OpenBLAS has no other way to be called.
-    assert s["peers"]["onednn"]["per_call_config"].endswith("algo=1"), s
+    # oneDNN per call is its sgemm (kernel=sgemm); OpenBLAS has no other way to be called.
+    assert s["peers"]["onednn"]["per_call_config"].endswith("kernel=sgemm"), s
     assert s["peers"]["openblas"]["per_call_time_us"] > 0, s
     if "libxsmm" in s["peers"] and s["peers"]["libxsmm"]["time_us"] is not None:
-        assert s["peers"]["libxsmm"]["per_call_config"] == "algo=1", s
+        assert s["peers"]["libxsmm"]["per_call_config"] == "kernel=per_call", s
 # The comparison takes its own sample count; tuning keeps --samples.
 assert d["bench_samples"] == 4 and d["tuning_samples"] != 4, (d["bench_samples"], d["tuning_samples"])
 for key in ("best_peer", "best_peer_per_call", "best_peer_kernel"):

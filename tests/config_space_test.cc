@@ -42,10 +42,11 @@ TEST(KernelConfig, MalformedTextIsRejected) {
 RC_GTEST_PROP(KernelConfig, ToStringThenParseIsTheIdentity, ()) {
   KernelConfig c;
   for (std::int32_t* field : {&c.block_m, &c.block_n, &c.block_k, &c.stages, &c.warps, &c.group_m, &c.split_k,
-                              &c.stream_k, &c.micro_m, &c.micro_n, &c.threads, &c.algo}) {
+                              &c.stream_k, &c.micro_m, &c.micro_n, &c.threads, &c.rank}) {
     *field = *rc::gen::inRange<std::int32_t>(0, 100000);
   }
   c.isa = *rc::gen::inRange<std::int32_t>(0, 5);
+  c.kernel = *rc::gen::inRange<std::int32_t>(0, kKernelFaultSpin + 1);  // a name: every kernel
   auto parsed = KernelConfig::parse(c.to_string());
   RC_ASSERT(parsed.is_ok());
   RC_ASSERT(*parsed == c);
@@ -106,16 +107,16 @@ TEST(CpuConfigSpace, SmallAndSkinnyProblemsGetDirectKernelsFirst) {
   auto small = *Problem::create(17, 33, 65, DType::f32);
   auto configs = cpu::cpu_configs(small, SearchSpace::default_space, cpu);
   ASSERT_FALSE(configs.empty());
-  EXPECT_EQ(configs.front().algo, cpu::kAlgoDirectRows);
+  EXPECT_EQ(configs.front().kernel, kKernelRows);
   EXPECT_EQ(configs.front().threads, 1);  // 36k multiply-adds: over before a second thread starts
   auto skinny = *Problem::create(4, 4096, 4096, DType::f32, "nt");
   configs = cpu::cpu_configs(skinny, SearchSpace::default_space, cpu);
   ASSERT_FALSE(configs.empty());
-  EXPECT_EQ(configs.front().algo, cpu::kAlgoDirectDot);
+  EXPECT_EQ(configs.front().kernel, kKernelDot);
   EXPECT_EQ(configs.front().threads, 2);  // a large product always uses every core
   auto large = *Problem::create(1024, 1024, 1024, DType::f32);
   for (const KernelConfig& c : cpu::cpu_configs(large, SearchSpace::default_space, cpu)) {
-    EXPECT_EQ(c.algo, cpu::kAlgoPacked) << c.to_string();
+    EXPECT_EQ(c.kernel, kKernelPacked) << c.to_string();
   }
 }
 
@@ -124,7 +125,7 @@ TEST(CpuConfigSpace, SmallAndSkinnyProblemsGetDirectKernelsFirst) {
 TEST(CpuConfigSpace, NarrowSmallProblemsGetThePairsTileOnAvx512) {
   auto offers_pairs = [](const CpuInfo& cpu, const Problem& p) {
     for (const KernelConfig& c : cpu::cpu_configs(p, SearchSpace::default_space, cpu)) {
-      if (c.algo != cpu::kAlgoDirectPairs) continue;
+      if (c.kernel != kKernelPairs) continue;
       EXPECT_EQ(c.micro_m, p.m()) << c.to_string();
       EXPECT_EQ(c.micro_n, 8) << c.to_string();
       EXPECT_EQ(c.threads, 1) << c.to_string();
@@ -150,7 +151,7 @@ TEST(CpuConfigSpace, CPastWholeVectorsByAFewColumnsGetsRowsDotsTiles) {
   auto rows_dots = [](const CpuInfo& cpu, const Problem& p) {
     std::vector<KernelConfig> found;
     for (const KernelConfig& c : cpu::cpu_configs(p, SearchSpace::default_space, cpu)) {
-      if (c.algo == cpu::kAlgoDirectRowsDots) found.push_back(c);
+      if (c.kernel == kKernelRowsDots) found.push_back(c);
     }
     return found;
   };

@@ -48,7 +48,7 @@ TEST(CpuKernels, EveryIsaAndRegisterTileMatchesTheReference) {
         const Reference reference = compute_reference(problem, buffers);
         for (int isa = 0; isa <= best; ++isa) {
           for (const auto& tile : cpu::kMicroTiles) {
-            if (!cpu::kernel_offered(isa, cpu::kAlgoPacked, type, problem.c_type(), {tile.micro_m, tile.micro_nv})) {
+            if (!cpu::kernel_offered(isa, kKernelPacked, type, problem.c_type(), {tile.micro_m, tile.micro_nv})) {
               continue;
             }
             KernelConfig c;
@@ -113,16 +113,16 @@ TEST(CpuKernels, ConfigsNoKernelCanRunAreRefusedWithTheReason) {
   auto refused = [&](const Problem& problem, const KernelConfig& c, const std::string& why) {
     expect_refused(cpu, problem, c, why);
   };
-  KernelConfig stream = direct_config({cpu::kAlgoDirectStream, 4, 2, 8}, isa);  // fits every level's registers
+  KernelConfig stream = direct_config({kKernelStream, 4, 2, 8}, isa);  // fits every level's registers
   ASSERT_TRUE(cpu.can_implement(row_b, stream).is_ok());
   refused(column_b, stream, "contiguous along n");
   stream.block_k = 0;
   refused(row_b, stream, "bk must be at least 1");
   KernelConfig unknown = stream;
-  unknown.algo = 9;
-  refused(row_b, unknown, "unknown cpu algo 9");
-  refused(column_b, direct_config({cpu::kAlgoDirectRows, 4, 2}, isa), "contiguous along n");
-  refused(column_b, direct_config({cpu::kAlgoDirectAxpy, 1, 8}, isa), "contiguous along n");
+  unknown.kernel = kKernelGemv;
+  refused(row_b, unknown, "kernel gemv is not a cpu kernel");
+  refused(column_b, direct_config({kKernelRows, 4, 2}, isa), "contiguous along n");
+  refused(column_b, direct_config({kKernelAxpy, 1, 8}, isa), "contiguous along n");
 }
 
 
@@ -143,8 +143,8 @@ TEST(CpuKernels, StreamingKernelsReadTheirOperandAtEveryOffsetWithinAVector) {
   for (DType type : {DType::f32, DType::f16, DType::bf16, DType::s8}) {
     for (Layout b_layout : {Layout::col_major, Layout::row_major}) {
       const std::vector<int> algos = b_layout == Layout::col_major
-                                         ? std::vector<int>{cpu::kAlgoDirectDot}
-                                         : std::vector<int>{cpu::kAlgoDirectStream, cpu::kAlgoDirectAxpy};
+                                         ? std::vector<int>{kKernelDot}
+                                         : std::vector<int>{kKernelStream, kKernelAxpy};
       std::map<int, int> ran;
       const bool integer = type == DType::s8;
       for (auto [m, n, k] : shapes) {
@@ -165,11 +165,11 @@ TEST(CpuKernels, StreamingKernelsReadTheirOperandAtEveryOffsetWithinAVector) {
         std::vector<KernelConfig> configs;
         for (int isa = 0; isa <= best; ++isa) {
           for (const DirectTile& tile : direct_tiles(type)) {
-            if (std::find(algos.begin(), algos.end(), tile.algo) == algos.end()) continue;
+            if (std::find(algos.begin(), algos.end(), tile.kernel) == algos.end()) continue;
             const KernelConfig c = direct_config(tile, isa);
             if (!cpu.can_implement(*problem, c).is_ok()) continue;
             configs.push_back(c);
-            ++ran[tile.algo];
+            ++ran[tile.kernel];
           }
         }
         const std::vector<Operand> moved = b_layout == Layout::col_major
@@ -181,7 +181,7 @@ TEST(CpuKernels, StreamingKernelsReadTheirOperandAtEveryOffsetWithinAVector) {
                   int(configs.size()) * offsets)
             << problem->describe();
       }
-      for (int algo : algos) EXPECT_GT(ran[algo], 0) << dtype_name(type) << ": no kernel of algo " << algo << " ran";
+      for (int kernel : algos) EXPECT_GT(ran[kernel], 0) << dtype_name(type) << ": no kernel " << kernel_name(kernel) << " ran";
     }
   }
 }

@@ -82,13 +82,13 @@ const Walk& walk() {
                                                 .a_layout = layouts.first, .b_layout = layouts.second});
             for (SearchSpace space : {SearchSpace::default_space, SearchSpace::exhaustive}) {
               for (const KernelConfig& c : cpu::cpu_configs(p, space, cpu)) {
-                const cpu::TileKey key = cpu::tile_key(c.algo, c.micro_m, c.micro_n, cpu::vector_lanes(c.isa));
-                const KernelKey kernel{c.isa, c.algo, in, out, key.first, key.second};
+                const cpu::TileKey key = cpu::tile_key(c.kernel, c.micro_m, c.micro_n, cpu::vector_lanes(c.isa));
+                const KernelKey kernel{c.isa, c.kernel, in, out, key.first, key.second};
                 w.offered.insert(kernel);
                 ++w.configs[level];
                 if (!here) continue;
                 ++w.looked_up[level];
-                if (cpu::find_cpu_kernel(c.isa, c.algo, in, out, key.first, key.second) == nullptr) {
+                if (cpu::find_cpu_kernel(c.isa, c.kernel, in, out, key.first, key.second) == nullptr) {
                   w.missing.push_back(kernel);
                 }
               }
@@ -103,7 +103,7 @@ const Walk& walk() {
 }
 
 std::string describe(const KernelKey& k) {
-  return "isa " + std::to_string(std::get<0>(k)) + " algo " + std::to_string(std::get<1>(k)) + " " +
+  return "isa " + std::to_string(std::get<0>(k)) + " kernel " + std::string(kernel_name(std::get<1>(k))) + " " +
          std::string(dtype_name(std::get<2>(k))) + "->" + std::string(dtype_name(std::get<3>(k))) + " tile " +
          std::to_string(std::get<4>(k)) + "x" + std::to_string(std::get<5>(k));
 }
@@ -162,14 +162,14 @@ TEST(CpuOfferedKernels, EveryCompiledKernelIsOfferedAndNoOther) {
   int checked = 0;
   for (int level = 0; level <= test_support::runnable_isa(); ++level) {
     int compiled = 0;
-    for (int algo = cpu::kAlgoPacked; algo <= cpu::kAlgoDirectRowsDots; ++algo) {
+    for (int kernel = kKernelPacked; kernel <= kKernelRowsDots; ++kernel) {  // 1, gemv, finds none
       for (auto [in, out] : types) {
         for (int first = 1; first <= 32; ++first) {
           for (int second = 1; second <= 16; ++second) {
-            if (lookups[level](algo, in, out, first, second) == nullptr) continue;
+            if (lookups[level](kernel, in, out, first, second) == nullptr) continue;
             ++compiled;
-            const KernelKey k{level, algo, in, out, first, second};
-            EXPECT_TRUE(cpu::kernel_offered(level, algo, in, out, {first, second}))
+            const KernelKey k{level, kernel, in, out, first, second};
+            EXPECT_TRUE(cpu::kernel_offered(level, kernel, in, out, {first, second}))
                 << "compiled against the rules: " << describe(k);
             EXPECT_TRUE(served.count(k)) << "compiled, yet no config names it: " << describe(k);
           }

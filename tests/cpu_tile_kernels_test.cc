@@ -36,11 +36,11 @@ void for_every_tile_kernel(F&& f) {
   const int best = runnable_isa();
   for (const auto& shape : cpu::kTileShapes) {
     for (int isa = 0; isa <= best; ++isa) {
-      if (!cpu::kernel_offered(isa, cpu::kAlgoDirectTile, DType::f32, DType::f32, {shape.micro_m, shape.micro_nv})) {
+      if (!cpu::kernel_offered(isa, kKernelTile, DType::f32, DType::f32, {shape.micro_m, shape.micro_nv})) {
         continue;
       }
       KernelConfig c;
-      c.algo = cpu::kAlgoDirectTile;
+      c.kernel = kKernelTile;
       c.isa = isa;
       c.micro_m = shape.micro_m;
       c.micro_n = shape.micro_nv * cpu::vector_lanes(isa);
@@ -120,7 +120,7 @@ TEST(CpuKernels, RowsKernelsReadBAtEveryOffsetWithinAVector) {
   const int best = runnable_isa();
   std::map<int, int> ran;
   for (const DirectTile& tile : direct_tiles(DType::f32)) {
-    if (tile.algo != cpu::kAlgoDirectRows) continue;
+    if (tile.kernel != kKernelRows) continue;
     for (int isa = 0; isa <= best; ++isa) {
       const int lanes = cpu::vector_lanes(isa);
       const int width = tile.columns * lanes;
@@ -130,12 +130,12 @@ TEST(CpuKernels, RowsKernelsReadBAtEveryOffsetWithinAVector) {
                                        std::pair{Layout::row_major, 1024}}) {
             const Problem problem = b_offset_problem(m, n, a_layout, ldb);
             std::vector<KernelConfig> configs;
-            for (int algo : {cpu::kAlgoDirectRows, cpu::kAlgoDirectRowsDots}) {
+            for (int kernel : {kKernelRows, kKernelRowsDots}) {
               KernelConfig c = direct_config(tile, isa);
-              c.algo = algo;
+              c.kernel = kernel;
               if (!cpu.can_implement(problem, c).is_ok()) continue;
               configs.push_back(c);
-              ++ran[algo];
+              ++ran[kernel];
             }
             TestBuffers buffers(problem, std::uint64_t(m * 1000 + n));
             const Reference reference = compute_reference(problem, buffers);
@@ -147,7 +147,7 @@ TEST(CpuKernels, RowsKernelsReadBAtEveryOffsetWithinAVector) {
       }
     }
   }
-  for (int algo : {cpu::kAlgoDirectRows, cpu::kAlgoDirectRowsDots}) EXPECT_GT(ran[algo], 0) << "no kernel of algo " << algo << " ran";
+  for (int kernel : {kKernelRows, kKernelRowsDots}) EXPECT_GT(ran[kernel], 0) << "no kernel " << kernel_name(kernel) << " ran";
 }
 
 // The pairs kernels (all of C in registers, two steps of k to a vector): every height
@@ -167,7 +167,7 @@ TEST(CpuKernels, EveryPairsKernelMatchesTheReference) {
           TestBuffers buffers(problem, std::uint64_t(rows * 1000 + n * 100 + k));
           const Reference reference = compute_reference(problem, buffers);
           KernelConfig c;
-          c.algo = cpu::kAlgoDirectPairs;
+          c.kernel = kKernelPairs;
           c.isa = cpu::kIsaAvx512;
           c.micro_m = rows;
           c.micro_n = 8;
@@ -181,7 +181,7 @@ TEST(CpuKernels, EveryPairsKernelMatchesTheReference) {
   EXPECT_EQ(ran, cpu::kMaxPairsRows * 3 * 4 * 2);
 
   KernelConfig pairs;
-  pairs.algo = cpu::kAlgoDirectPairs;
+  pairs.kernel = kKernelPairs;
   pairs.isa = cpu::kIsaAvx512;
   pairs.micro_m = 4;
   pairs.micro_n = 8;
@@ -225,12 +225,12 @@ TEST(CpuKernels, RowsDotsKernelsMatchTheReferenceAtEveryTailWidth) {
               TestBuffers buffers(problem, std::uint64_t(m * 1000 + n * 10 + k));
               const Reference reference = compute_reference(problem, buffers);
               for (auto [rows, vectors] : tiles) {
-                if (!cpu::kernel_offered(isa, cpu::kAlgoDirectRowsDots, DType::f32, DType::f32, {rows, vectors})) {
+                if (!cpu::kernel_offered(isa, kKernelRowsDots, DType::f32, DType::f32, {rows, vectors})) {
                   continue;
                 }
                 for (int threads : {1, 2}) {
                   KernelConfig c;
-                  c.algo = cpu::kAlgoDirectRowsDots;
+                  c.kernel = kKernelRowsDots;
                   c.isa = isa;
                   c.micro_m = rows;
                   c.micro_n = vectors * lanes;
@@ -247,7 +247,7 @@ TEST(CpuKernels, RowsDotsKernelsMatchTheReferenceAtEveryTailWidth) {
     EXPECT_GT(ran, 0) << "no rows-dots kernel ran at " << cpu_isa_name(isa);
 
     KernelConfig rows_dots;
-    rows_dots.algo = cpu::kAlgoDirectRowsDots;
+    rows_dots.kernel = kKernelRowsDots;
     rows_dots.isa = isa;
     rows_dots.micro_m = 4;
     rows_dots.micro_n = lanes;
@@ -270,9 +270,9 @@ TEST(CpuKernels, ThreadedKernelsRunFromSeveralThreadsAtOnce) {
   const Backend& cpu = *backends.front();
   auto problem = *Problem::create(150, 97, 120, DType::f32, "nn");
   std::vector<KernelConfig> configs;
-  for (int algo : {cpu::kAlgoPacked, cpu::kAlgoDirectRows}) {
+  for (int kernel : {kKernelPacked, kKernelRows}) {
     KernelConfig c;
-    c.algo = algo;
+    c.kernel = kernel;
     c.isa = cpu::isa_for_dtype(DType::f32, host_cpu());
     c.micro_m = 4;
     c.micro_n = 2 * cpu::vector_lanes(c.isa);

@@ -10,7 +10,7 @@
 namespace gemmtune {
 namespace {
 
-// Configs algo = 1..N; config i costs costs[i - 1] to prepare.
+// Configs rank = 1..N; config i costs costs[i - 1] to prepare.
 class CostedBackend final : public Backend {
  public:
   explicit CostedBackend(std::vector<double> costs) : costs_(std::move(costs)) {}
@@ -18,14 +18,14 @@ class CostedBackend final : public Backend {
   std::string version() const override { return "1"; }
   std::vector<KernelConfig> configs(const Problem&, SearchSpace) const override {
     std::vector<KernelConfig> configs(costs_.size());
-    for (std::size_t i = 0; i < configs.size(); ++i) configs[i].algo = int(i) + 1;
+    for (std::size_t i = 0; i < configs.size(); ++i) configs[i].rank = int(i) + 1;
     return configs;
   }
   Status can_implement(const Problem&, const KernelConfig&) const override { return Status::ok(); }
   Result<std::unique_ptr<Kernel>> prepare(const Problem&, const KernelConfig&) const override {
     return unsupported("not prepared in this test");
   }
-  double prepare_cost(const Problem&, const KernelConfig& c) const override { return costs_[std::size_t(c.algo - 1)]; }
+  double prepare_cost(const Problem&, const KernelConfig& c) const override { return costs_[std::size_t(c.rank - 1)]; }
 
  private:
   std::vector<double> costs_;

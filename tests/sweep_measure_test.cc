@@ -12,18 +12,18 @@
 namespace gemmtune {
 namespace {
 
-// Configs algo = 1..10, each running the reference kernel; the even ones cannot run.
+// Configs rank = 1..10, each running the reference kernel; the even ones cannot run.
 class OddBackend final : public Backend {
  public:
   std::string_view name() const override { return "odd"; }
   std::string version() const override { return "1"; }
   std::vector<KernelConfig> configs(const Problem&, SearchSpace) const override {
     std::vector<KernelConfig> configs(10);
-    for (std::size_t i = 0; i < configs.size(); ++i) configs[i].algo = int(i) + 1;
+    for (std::size_t i = 0; i < configs.size(); ++i) configs[i].rank = int(i) + 1;
     return configs;
   }
   Status can_implement(const Problem&, const KernelConfig& c) const override {
-    return c.algo % 2 == 0 ? unsupported("even algo") : Status::ok();
+    return c.rank % 2 == 0 ? unsupported("even rank") : Status::ok();
   }
   Result<std::unique_ptr<Kernel>> prepare(const Problem& p, const KernelConfig&) const override {
     return reference_->prepare(p, {});
@@ -51,9 +51,9 @@ TEST(SweepMeasure, ASkippedConfigKeepsItsReasonAndWhatTheCheckCost) {
   int skipped = 0, timed = 0;
   for (const ConfigMeasurement& m : shape->configs) {
     EXPECT_GE(m.prepare_us, 0) << m.config.to_string();
-    if (m.config.algo % 2 == 0) {
+    if (m.config.rank % 2 == 0) {
       EXPECT_EQ(m.status, ChoiceStatus::skipped);
-      EXPECT_EQ(m.reason, "even algo");
+      EXPECT_EQ(m.reason, "even rank");
       EXPECT_LT(m.time_us, 0);
       ++skipped;
     } else {
@@ -78,7 +78,7 @@ TEST(SweepMeasure, ASampleIsTheSameEveryTimeAndInTheSpacesOrder) {
   for (std::vector<int>* algos : {&first, &second}) {
     auto shape = measure_every_config(p, device, backends, options);
     ASSERT_TRUE(shape.is_ok()) << shape.status().message();
-    for (const ConfigMeasurement& m : shape->configs) algos->push_back(m.config.algo);
+    for (const ConfigMeasurement& m : shape->configs) algos->push_back(m.config.rank);
   }
   ASSERT_EQ(first.size(), 4u);
   EXPECT_EQ(first, second);

@@ -62,15 +62,15 @@ struct KernelConfig {
   std::int32_t isa = 0;
 
   // --- backend-specific ---
-  // The backend's own variant number: the rank of a cuBLASLt heuristic result; for the cpu
-  // backend the kernel algorithm (0 packed, 1 direct rows, 2 direct dot, 3 direct columns, 4 direct
-  // tile, 5 direct stream, 6 direct axpy, 7 direct pairs, 8 direct rows-dots; cpu_kernels.h).
-  std::int32_t algo = 0;
+  // cuBLASLt: the 1-based rank of the heuristic result the config runs. A rank names no
+  // algorithm of its own (another problem's rank 1 is another algorithm), so it is a number
+  // and not a kernel.
+  std::int32_t rank = 0;
+  // Which of its family's kernels the config runs (see kernel_name and the kKernel* values
+  // below); 0, not printed, is the family's main kernel.
+  std::int32_t kernel = 0;
 
   // --- skinny family (backend "skinny") ---
-  // Which of the family's kernels (see kernel_name): 0 the tensor-core kernel (mma), 1 gemv (CUDA-core
-  // dot products for m ≤ 8: a warp streams a few whole rows of B with 16-byte loads).
-  std::int32_t kernel = 0;
   // Where A comes from (see a_source_name). gemv: 1 reads A through L1 where every warp of the SM
   // finds it, 0 stages A's slice of k in shared memory once per CTA. The tensor-core kernel with
   // k_warps > 1: 0 loads each warp's A fragments into registers with its batch of B, 2 stages
@@ -95,13 +95,38 @@ struct KernelConfig {
 };
 
 std::string_view cpu_isa_name(std::int32_t isa);
-std::string_view kernel_name(std::int32_t kernel);      // "mma", "gemv"
+std::string_view kernel_name(std::int32_t kernel);      // "main", "gemv", "rows", … "fault_spin"
 std::string_view a_source_name(std::int32_t a_source);  // "smem", "l1", "group"
 std::string_view grid_name(std::int32_t grid);          // "balanced", "fill"
 
-// KernelConfig::kernel values.
-inline constexpr std::int32_t kKernelMma = 0;
-inline constexpr std::int32_t kKernelGemv = 1;
+// KernelConfig::kernel values: one list for every family, so that a name means one kernel
+// wherever it appears ("kernel=stream"). 0 is each family's main kernel: the skinny family's
+// tensor-core kernel, the cpu backend's packed kernel, oneDNN's matmul primitive, libxsmm's
+// kernel looked up once. The cpu kernels are described in src/backends/cpu/cpu_kernels.h.
+inline constexpr std::int32_t kKernelMain = 0;
+inline constexpr std::int32_t kKernelMma = kKernelMain;     // skinny: tensor cores
+inline constexpr std::int32_t kKernelGemv = 1;              // skinny: CUDA-core dots for m ≤ 8
+inline constexpr std::int32_t kKernelPacked = kKernelMain;  // cpu: GotoBLAS packing
+inline constexpr std::int32_t kKernelRows = 2;              // cpu direct kernels, unpacked:
+inline constexpr std::int32_t kKernelDot = 3;
+inline constexpr std::int32_t kKernelColumns = 4;
+inline constexpr std::int32_t kKernelTile = 5;
+inline constexpr std::int32_t kKernelStream = 6;
+inline constexpr std::int32_t kKernelAxpy = 7;
+inline constexpr std::int32_t kKernelPairs = 8;
+inline constexpr std::int32_t kKernelRowsDots = 9;
+inline constexpr std::int32_t kKernelSgemm = 10;         // onednn: dnnl_sgemm, the shape at every call
+inline constexpr std::int32_t kKernelPerCall = 11;       // libxsmm: its lookup at every call
+inline constexpr std::int32_t kKernelFaultAddress = 12;  // mma, tests only: an illegal address
+inline constexpr std::int32_t kKernelFaultSpin = 13;     // mma, tests only: a kernel that never ends
+
+// A config as a backend of an older gemmtune stored it, in today's fields: before 2026-11-28 one
+// number, `algo`, was the cpu backend's kernel (0 packed, 1 rows, … 8 rows-dots), oneDNN's and
+// libxsmm's second kernel (1), the mma family's fault kernels (9001, 9002) and cuBLASLt's rank.
+// Text without `algo` comes back unchanged. The store, the lookup tables and the sweep files
+// read their configs through it, so nothing stored before the change is lost.
+std::string upgrade_config_text(std::string_view backend, std::string_view text);
+
 // KernelConfig::a_source values.
 inline constexpr std::int32_t kASourceSmem = 0;
 inline constexpr std::int32_t kASourceL1 = 1;

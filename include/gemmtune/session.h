@@ -56,7 +56,7 @@ class GemmKernel {
   virtual const std::string& backend() const = 0;
   virtual const KernelConfig& config() const = 0;
   // The library's own name for what runs where the config does not say it all (cuBLASLt: the
-  // algorithm id, tile, stages and split that its heuristic ranked at `algo`); else empty.
+  // algorithm id, tile, stages and split that its heuristic ranked at `rank`); else empty.
   virtual std::string detail() const { return {}; }
 };
 

@@ -37,7 +37,7 @@ BackendList create_backends(const DeviceInfo& device) {
     backends.push_back(cuda::make_skinny_backend(device.cuda));
     // Present when gemmtune knows where CUTLASS and nvcc are (compiled_backends says why not).
     if (auto cutlass = cuda::make_cutlass_backend(device.cuda); cutlass.is_ok()) backends.push_back(std::move(*cutlass));
-    backends.push_back(cuda::make_nvrtc_backend(device.cuda));
+    backends.push_back(cuda::make_mma_backend(device.cuda));
   }
 #endif
   return backends;

@@ -9,7 +9,10 @@ namespace gemmtune {
 namespace {
 
 constexpr std::array<std::string_view, 5> kIsaNames{"generic", "avx2", "avx512", "avx512_vnni", "avx512_bf16"};
-constexpr std::array<std::string_view, 2> kKernelNames{"mma", "gemv"};
+// KernelConfig::kernel's names, in the order of the kKernel* values (config.h).
+constexpr std::array<std::string_view, 14> kKernelNames{
+    "main", "gemv", "rows", "dot", "columns", "tile", "stream", "axpy", "pairs", "rows_dots",
+    "sgemm", "per_call", "fault_address", "fault_spin"};
 constexpr std::array<std::string_view, 3> kASourceNames{"smem", "l1", "group"};
 constexpr std::array<std::string_view, 2> kGridNames{"balanced", "fill"};
 
@@ -36,9 +39,15 @@ constexpr std::array kFields{
     Field{"swap", &KernelConfig::swap_ab},   Field{"pp", &KernelConfig::pingpong},
     Field{"mm", &KernelConfig::micro_m},     Field{"mn", &KernelConfig::micro_n},
     Field{"thr", &KernelConfig::threads},    Field{"isa", &KernelConfig::isa, kIsaNames},
-    Field{"algo", &KernelConfig::algo},      Field{"kernel", &KernelConfig::kernel, kKernelNames},
+    Field{"rank", &KernelConfig::rank},      Field{"kernel", &KernelConfig::kernel, kKernelNames},
     Field{"a", &KernelConfig::a_source, kASourceNames}, Field{"grid", &KernelConfig::grid, kGridNames},
 };
+
+static_assert(kKernelNames[kKernelGemv] == "gemv" && kKernelNames[kKernelRows] == "rows" &&
+              kKernelNames[kKernelStream] == "stream" && kKernelNames[kKernelRowsDots] == "rows_dots" &&
+              kKernelNames[kKernelSgemm] == "sgemm" && kKernelNames[kKernelPerCall] == "per_call" &&
+              kKernelNames[kKernelFaultSpin] == "fault_spin" && kKernelNames.size() == kKernelFaultSpin + 1,
+              "kKernelNames follows the kKernel* values of config.h");
 
 }  // namespace
 

@@ -230,7 +230,7 @@ class Checker {
       issue(at, what + " lacks 'config' (\"-\" for a backend's only config)");
     } else if (!text->is_string()) {
       issue(at + "/config", what + ": 'config' is " + text->dump() + ", not a string");
-    } else if (auto config = KernelConfig::parse(text->get<std::string>()); !config.is_ok()) {
+    } else if (auto config = KernelConfig::parse(upgrade_config_text(choice.backend, text->get<std::string>())); !config.is_ok()) {
       issue(at + "/config", what + ": " + config.status().message());
     } else {
       choice.config = *config;

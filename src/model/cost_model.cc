@@ -28,8 +28,9 @@ struct CostModel::Impl {
   std::unique_ptr<Booster> booster;
   std::string booster_bytes;  // XGBoost UBJSON
   // For each feature the model was trained on, its position among the features this build
-  // computes (feature_names of the model's backends).
+  // computes (feature_names of the model's backends), then the legacy features it names.
   std::vector<std::size_t> columns;
+  std::vector<std::string> legacy;  // is_legacy_feature names, appended in this order
 };
 
 namespace {
@@ -183,6 +184,12 @@ Result<std::shared_ptr<const CostModel>> CostModel::load(const std::string& path
   const std::vector<std::string> computed = feature_names(impl->info.backends);
   for (const std::string& feature : impl->info.features) {
     const auto at = std::find(computed.begin(), computed.end(), feature);
+    if (at == computed.end() && is_legacy_feature(feature)) {
+      // Fed after the computed features (predict appends the legacy ones in this order).
+      impl->columns.push_back(computed.size() + impl->legacy.size());
+      impl->legacy.push_back(feature);
+      continue;
+    }
     if (at == computed.end()) {
       return Status(ErrorCode::unsupported, "cost model " + path + " was trained on feature '" + feature +
                                                 "', which this build does not compute (it computes [" +
@@ -247,6 +254,7 @@ Result<std::vector<double>> CostModel::predict(const Problem& problem, const std
   for (const ModelChoice& choice : choices) {
     computed.clear();
     append_features(problem, choice.backend, choice.config, impl_->info.backends, computed);
+    for (const std::string& name : impl_->legacy) computed.push_back(legacy_feature(name, choice.backend, choice.config));
     for (std::size_t column : impl_->columns) features.push_back(computed[column]);
   }
   GEMMTUNE_ASSIGN_OR_RETURN(std::vector<float> predicted,

@@ -89,6 +89,18 @@ void append_features(const Problem& p, std::string_view backend, const KernelCon
   for (const std::string& name : backends) out.push_back(name == backend ? 1.0f : 0.0f);
 }
 
+bool is_legacy_feature(std::string_view name) { return name == "cfg_algo"; }
+
+float legacy_feature(std::string_view name, std::string_view backend, const KernelConfig& config) {
+  if (name != "cfg_algo") return 0;
+  // The inverse of upgrade_config_text (core/config_upgrade.cc).
+  if (backend == "cpu") return config.kernel == kKernelPacked ? 0.0f : float(config.kernel - 1);
+  if (config.kernel == kKernelSgemm || config.kernel == kKernelPerCall) return 1;
+  if (config.kernel == kKernelFaultAddress) return 9001;
+  if (config.kernel == kKernelFaultSpin) return 9002;
+  return float(config.rank);
+}
+
 std::string problem_kind(const ProblemKey& key) {
   const std::string text = key.to_string();
   // "a.b.c:LL:..." → "a.b.c:LL", and ":tf32" when the key allows TF32 (other kernels run).

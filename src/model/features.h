@@ -20,6 +20,14 @@ std::vector<std::string> feature_names(const std::vector<std::string>& backends)
 void append_features(const Problem& problem, std::string_view backend, const KernelConfig& config,
                      const std::vector<std::string>& backends, std::vector<float>& out);
 
+// Features that models trained by an older gemmtune name and today's fields give only through a
+// mapping. One so far: `cfg_algo`, the number that before 2026-11-28 was the cpu backend's kernel
+// (0 packed, 1 rows, … 8 rows-dots), oneDNN's sgemm and libxsmm's per-call kernel (1), the mma
+// family's fault kernels (9001, 9002) and cuBLASLt's rank, all of which are `kernel` or `rank`
+// today. A model that names it is fed the value it was trained on, so it ranks as before.
+bool is_legacy_feature(std::string_view name);
+float legacy_feature(std::string_view name, std::string_view backend, const KernelConfig& config);
+
 // "f32.f32.f32:nn" (":tf32" appended when allowed): the dtypes and layout a model must have
 // seen to rank a problem.
 std::string problem_kind(const Problem& problem);

@@ -224,7 +224,7 @@ Result<SweepData> parse_sweep_csv(const std::string& text, const std::string& na
     ConfigMeasurement& m = row.measured;
     m.backend = f[4];
     if (m.backend.empty()) return bad("empty backend");
-    auto config = KernelConfig::parse(f[5]);
+    auto config = KernelConfig::parse(upgrade_config_text(m.backend, f[5]));
     if (!config.is_ok()) return bad(config.status().message());
     m.config = *config;
     auto status = status_named(f[6]);

@@ -40,7 +40,7 @@ Result<RouteRecord> parse_route(const std::string& key, std::string_view text) {
   if (body["key"].get<std::string>() != key) return bad("is filed under another key");
   RouteRecord route;
   route.backend = body["backend"].get<std::string>();
-  auto config = KernelConfig::parse(body["config"].get<std::string>());
+  auto config = KernelConfig::parse(upgrade_config_text(route.backend, body["config"].get<std::string>()));
   if (!config.is_ok()) return bad("has a bad config: " + config.status().message());
   route.config = *config;
   if (body.contains("revisited")) {

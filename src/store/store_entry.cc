@@ -191,7 +191,7 @@ Result<TuneReport> report_from_entry(const StoreEntry& entry) {
   for (const StoredChoice& stored : entry.choices) {
     ChoiceReport c;
     c.backend = stored.backend;
-    auto config = KernelConfig::parse(stored.config);
+    auto config = KernelConfig::parse(upgrade_config_text(stored.backend, stored.config));
     if (!config.is_ok()) return bad("has an unreadable config '" + stored.config + "': " + config.status().message());
     c.config = *config;
     GEMMTUNE_ASSIGN_OR_RETURN(c.status, parse_choice_status(stored.status));

@@ -23,16 +23,16 @@ namespace gemmtune {
 // other kernels first, the best of them 1.66× slower than the columns kernel's best.
 inline constexpr double kShortlistFamilyBand = 1.5;
 
-// A choice's kernel family: its backend and, where the backend's algo field names a kind of
-// kernel (the cpu backend's kernels, oneDNN's matmul primitive or sgemm), that kind.
-// cuBLASLt's algo is the rank of a heuristic result, not a kind: its choices are one family.
+// A choice's kernel family: its backend and the kernel its config names (the cpu backend's
+// kernels, oneDNN's matmul primitive or sgemm, the skinny family's tensor-core kernel or gemv).
+// cuBLASLt's rank names no kernel: its choices are one family.
 struct KernelFamily {
   std::string backend;
-  int algo = 0;
+  int kernel = 0;
   auto operator<=>(const KernelFamily&) const = default;
 };
 inline KernelFamily kernel_family(std::string_view backend, const KernelConfig& config) {
-  return {std::string(backend), backend == "cublaslt" ? 0 : int(config.algo)};
+  return {std::string(backend), int(config.kernel)};
 }
 
 // Positions (into the ranking, best first) of the choices to time: the first k, then the

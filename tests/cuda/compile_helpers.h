@@ -15,7 +15,7 @@
 #include <thread>
 #include <vector>
 
-#include "backends/cuda/nvrtc_backend.h"
+#include "backends/cuda/mma_backend.h"
 #include "cuda/h100.h"
 
 namespace gemmtune::cuda::testing {

@@ -1,4 +1,4 @@
-// Clears one configuration's macros before nvrtc_kernel_emulation_test.cc includes
+// Clears one configuration's macros before mma_kernel_emulation_test.cc includes
 // gemm_mma.cuh again with the next.
 #undef GT_IN
 #undef GT_OUT

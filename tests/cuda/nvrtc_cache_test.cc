@@ -4,8 +4,8 @@
 #include <fstream>
 
 #include "backends/cuda/cubin_cache.h"
-#include "backends/cuda/nvrtc_backend.h"
-#include "backends/cuda/nvrtc_config_space.h"
+#include "backends/cuda/mma_backend.h"
+#include "backends/cuda/mma_config_space.h"
 #include "cuda/h100.h"
 
 namespace gemmtune::cuda {
@@ -24,7 +24,7 @@ TEST(Sha256, MatchesTheFipsTestVectors) {
 
 struct Fixture {
   Problem problem = *Problem::create(100, 200, 300, DType::f16, "nt");
-  KernelConfig config = nvrtc_configs(problem, SearchSpace::default_space, h100()).at(0);
+  KernelConfig config = mma_configs(problem, SearchSpace::default_space, h100()).at(0);
   std::string dir = testing::use_fresh_cubin_cache();
 };
 

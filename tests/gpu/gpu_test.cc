@@ -222,13 +222,13 @@ TEST(Gpu, TheWorkerCatchesAFaultingAndAHangingKernel) {
   std::vector<KernelConfig> configs = jit->configs(p, SearchSpace::exhaustive);
   ASSERT_FALSE(configs.empty());
   KernelConfig faulting = configs.front();
-  faulting.algo = 9001;
+  faulting.kernel = kKernelFaultAddress;
   auto crashed = jit->prepare(p, faulting);
   ASSERT_FALSE(crashed.is_ok());
   EXPECT_NE(crashed.status().message().find("worker"), std::string::npos) << crashed.status().message();
   EXPECT_NE(crashed.status().message().find("illegal"), std::string::npos) << crashed.status().message();
   KernelConfig hanging = configs.front();
-  hanging.algo = 9002;
+  hanging.kernel = kKernelFaultSpin;
   auto hung = jit->prepare(p, hanging);
   ASSERT_FALSE(hung.is_ok());
   EXPECT_NE(hung.status().message().find("timed out"), std::string::npos) << hung.status().message();

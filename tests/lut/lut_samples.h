@@ -24,20 +24,21 @@ inline LookupTable sample_table() {
        {{"cpu", tiled, 12.5}, {"onednn", threads, -1}}},
       {"", "cpu/avx2/4t", "f32.f32.f32:nt:64x4096x4096:ld4096.4096.4096:b0", LutMode::only, {{"onednn", threads, 880}}},
       {"", "cuda/sm_90a/132sm", "bf16.bf16.bf16:nt:256x4096x4096:ld4096.4096.4096:b0", LutMode::use,
-       {{"cublaslt", KernelConfig::parse("algo=2").value(), -1}}},
+       {{"cublaslt", KernelConfig::parse("rank=2").value(), -1}}},
   };
   return table;
 }
 
-// A config whose every field is in range (isa is a name: 0-2).
+// A config whose every field is in range (isa and kernel are names).
 inline rc::Gen<KernelConfig> any_config() {
   return rc::gen::exec([] {
     KernelConfig c;
     for (std::int32_t* field : {&c.block_m, &c.block_n, &c.block_k, &c.stages, &c.warps, &c.group_m, &c.split_k,
-                                &c.micro_m, &c.micro_n, &c.threads, &c.algo}) {
+                                &c.micro_m, &c.micro_n, &c.threads, &c.rank}) {
       *field = *rc::gen::weightedOneOf<std::int32_t>({{3, rc::gen::just(0)}, {2, rc::gen::inRange(1, 100000)}});
     }
     c.isa = *rc::gen::inRange(0, 3);
+    c.kernel = *rc::gen::inRange(0, kKernelFaultSpin + 1);
     return c;
   });
 }

@@ -24,7 +24,7 @@ class ReferenceKernel final : public Kernel {
   Problem p_;
 };
 
-// Configs algo=1..4 in the default space, 1..8 in the exhaustive one; it can run 1..16.
+// Configs rank=1..4 in the default space, 1..8 in the exhaustive one; it can run 1..16.
 class NumberedBackend final : public Backend {
  public:
   explicit NumberedBackend(std::string name) : name_(std::move(name)) {}
@@ -32,18 +32,18 @@ class NumberedBackend final : public Backend {
   std::string version() const override { return "1"; }
   std::vector<KernelConfig> configs(const Problem&, SearchSpace space) const override {
     std::vector<KernelConfig> configs;
-    for (int algo = 1; algo <= (space == SearchSpace::exhaustive ? 8 : 4); ++algo) configs.push_back(numbered(algo));
+    for (int rank = 1; rank <= (space == SearchSpace::exhaustive ? 8 : 4); ++rank) configs.push_back(numbered(rank));
     return configs;
   }
   Status can_implement(const Problem&, const KernelConfig& c) const override {
-    return c.algo >= 1 && c.algo <= 16 ? Status::ok() : unsupported("algo " + std::to_string(c.algo) + " does not exist");
+    return c.rank >= 1 && c.rank <= 16 ? Status::ok() : unsupported("rank " + std::to_string(c.rank) + " does not exist");
   }
   Result<std::unique_ptr<Kernel>> prepare(const Problem& p, const KernelConfig&) const override {
     return std::unique_ptr<Kernel>(std::make_unique<ReferenceKernel>(p));
   }
-  static KernelConfig numbered(int algo) {
+  static KernelConfig numbered(int rank) {
     KernelConfig c;
-    c.algo = algo;
+    c.rank = rank;
     return c;
   }
 
@@ -77,9 +77,9 @@ struct Fixture {
     options.lut = std::make_shared<const LookupTable>(lut);
   }
 
-  bool has_choice(const TuneReport& report, const std::string& backend, int algo) const {
+  bool has_choice(const TuneReport& report, const std::string& backend, int rank) const {
     for (const ChoiceReport& c : report.choices) {
-      if (c.backend == backend && c.config.algo == algo) return true;
+      if (c.backend == backend && c.config.rank == rank) return true;
     }
     return false;
   }
@@ -119,7 +119,7 @@ TEST(LutSelection, UseModeRunsTheFirstUsableConfigWithoutTuning) {
   TuneOutcome out = autotune(f.problem, f.device, f.backends, f.options);
   ASSERT_EQ(out.report.choices.size(), 1u);
   EXPECT_EQ(out.report.choices[0].backend, "beta");
-  EXPECT_EQ(out.report.choices[0].config.algo, 6);
+  EXPECT_EQ(out.report.choices[0].config.rank, 6);
   EXPECT_LT(out.report.choices[0].time_us, 0) << "not timed";
   EXPECT_EQ(out.report.best, 0);
   EXPECT_TRUE(out.from_lookup_table);
@@ -134,7 +134,7 @@ TEST(LutSelection, ConfigsThatCannotRunAreLeftOutAndTuningGoesOn) {
   TuneOutcome out = autotune(f.problem, f.device, f.backends, f.options);
   EXPECT_EQ(out.report.choices.size(), 8u) << "the default space, as without a table";
   EXPECT_FALSE(out.from_lookup_table);
-  EXPECT_NE(out.report.selection.find("algo 99 does not exist"), std::string::npos) << out.report.selection;
+  EXPECT_NE(out.report.selection.find("rank 99 does not exist"), std::string::npos) << out.report.selection;
   EXPECT_NE(out.report.selection.find("none usable"), std::string::npos) << out.report.selection;
   EXPECT_GE(out.report.best, 0);
 }

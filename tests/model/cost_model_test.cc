@@ -20,12 +20,12 @@ namespace {
 
 using gemmtune::testing::TempDir;
 
-constexpr int kAlgos = 12;
+constexpr int kRanks = 12;
 
-// The best algo of a shape moves with m; every other algo is slower by how far it is from it.
-double synthetic_time_us(const ProblemKey& key, int algo) {
-  const int best = 1 + int(std::log2(double(key.m))) % kAlgos;
-  return 1e-3 * double(key.m) * double(key.n) * double(key.k) / 1e3 * (1.0 + 0.3 * std::abs(algo - best));
+// The best rank of a shape moves with m; every other rank is slower by how far it is from it.
+double synthetic_time_us(const ProblemKey& key, int rank) {
+  const int best = 1 + int(std::log2(double(key.m))) % kRanks;
+  return 1e-3 * double(key.m) * double(key.n) * double(key.k) / 1e3 * (1.0 + 0.3 * std::abs(rank - best));
 }
 
 SweepData synthetic_sweep(const std::string& device, int first_shape, int shapes) {
@@ -38,14 +38,14 @@ SweepData synthetic_sweep(const std::string& device, int first_shape, int shapes
     const std::int64_t m = 1 + (s * 37) % 2000, n = 64 + (s * 53) % 512, k = 64 + (s * 71) % 512;
     const ProblemKey key = ProblemKey::of(*Problem::create(m, n, k, DType::f32));
     data.shapes.push_back(key.to_string());
-    for (int algo = 1; algo <= kAlgos; ++algo) {
+    for (int rank = 1; rank <= kRanks; ++rank) {
       SweepRow row;
       row.problem = key;
       row.setup_us = 100;
       row.measured.backend = "alpha";
-      row.measured.config.algo = algo;
+      row.measured.config.rank = rank;
       row.measured.status = ChoiceStatus::ok;
-      row.measured.time_us = row.measured.quick_us = synthetic_time_us(key, algo);
+      row.measured.time_us = row.measured.quick_us = synthetic_time_us(key, rank);
       row.measured.full = true;
       row.measured.prepare_us = 5;
       row.measured.verify_us = 5;
@@ -80,7 +80,7 @@ class CostModelTest : public ::testing::Test {
 
 TEST_F(CostModelTest, RanksTheConfigsOfShapesItWasNotTrainedOn) {
   const SweepData held_out = synthetic_sweep(kDevice, 1000, 20);
-  auto eval = evaluate_cost_model(*model_, held_out, 3, kAlgos);
+  auto eval = evaluate_cost_model(*model_, held_out, 3, kRanks);
   ASSERT_TRUE(eval.is_ok()) << eval.status().message();
   EXPECT_EQ(eval->shapes.size(), 20u);
   EXPECT_GE(eval->at_k.shapes_with_best, 16) << "the top 3 hold the best config of most shapes";
@@ -110,7 +110,7 @@ TEST_F(CostModelTest, ASavedModelLoadsAndPredictsTheSame) {
   EXPECT_EQ((*loaded)->info().training_shapes, model_->info().training_shapes);
   const Problem p = *Problem::create(300, 200, 100, DType::f32);
   std::vector<ModelChoice> choices;
-  for (int algo = 1; algo <= kAlgos; ++algo) choices.push_back({"alpha", *KernelConfig::parse("algo=" + std::to_string(algo))});
+  for (int rank = 1; rank <= kRanks; ++rank) choices.push_back({"alpha", *KernelConfig::parse("rank=" + std::to_string(rank))});
   EXPECT_EQ(*model_->predict(p, choices), *(*loaded)->predict(p, choices));
   auto info = CostModel::read_info(path);
   ASSERT_TRUE(info.is_ok());
@@ -239,8 +239,9 @@ TEST(CostModelShipped, TheZen3ModelStandsInForAnotherCpuOfItsClassWithOtherPeerB
 
 // A config field added after a model was trained (the Hopper family's cluster, swap and
 // ping-pong fields came after the first H100 model) is a feature the model never split on: it
-// still loads, and predicts from the features it was trained on, looked up by name.
-TEST(CostModelFeatures, AModelTrainedBeforeAConfigFieldWasAddedStillLoadsAndPredicts) {
+// still loads, and predicts from the features it was trained on, looked up by name; a field
+// since split in two (`algo`: today's `kernel` and `rank`) is fed as it was (legacy_feature).
+TEST(CostModelFeatures, AModelTrainedBeforeAConfigFieldWasAddedOrSplitStillLoadsAndPredicts) {
   if (!CostModel::built_in()) SKIP_UNLESS_CI(CostModel::not_built_in_reason());
   int loaded = 0;
   // The H100 model of 2026-11-22, shipped until the Hopper and decode families were swept.
@@ -255,6 +256,16 @@ TEST(CostModelFeatures, AModelTrainedBeforeAConfigFieldWasAddedStillLoadsAndPred
     auto predicted = (*model)->predict(p, {{backend, *KernelConfig::parse("bm=64 bn=128 bk=64")}});
     ASSERT_TRUE(predicted.is_ok()) << predicted.status().message();
     EXPECT_TRUE(std::isfinite(predicted->at(0)));
+    // It was trained on `cfg_algo`, cuBLASLt's rank then: fed from today's `rank`, the ranks it
+    // told apart still differ (and the same rank predicts the same).
+    EXPECT_NE(std::find(trained.begin(), trained.end(), "cfg_algo"), trained.end());
+    ASSERT_EQ(backend, "cublaslt");
+    auto ranks = (*model)->predict(p, {{backend, *KernelConfig::parse("rank=1")},
+                                       {backend, *KernelConfig::parse("rank=6")},
+                                       {backend, *KernelConfig::parse("rank=1")}});
+    ASSERT_TRUE(ranks.is_ok()) << ranks.status().message();
+    EXPECT_NE(ranks->at(0), ranks->at(1));
+    EXPECT_EQ(ranks->at(0), ranks->at(2));
     ++loaded;
   }
   EXPECT_EQ(loaded, 1);
@@ -293,7 +304,7 @@ TEST(CostModelGpuStyle, TilesAndSplitKAreLearnedFromTheGenericFields) {
           add("mma", c, 10 + double(m) * 0.05 + waste);
         }
       }
-      add("cublaslt", *KernelConfig::parse("algo=1"), 12 + double(m) * 0.05 + 3);
+      add("cublaslt", *KernelConfig::parse("rank=1"), 12 + double(m) * 0.05 + 3);
     }
     return data;
   };
@@ -306,7 +317,7 @@ TEST(CostModelGpuStyle, TilesAndSplitKAreLearnedFromTheGenericFields) {
   const std::vector<ModelChoice> choices = {
       {"mma", *KernelConfig::parse("bm=16 bn=128 bk=64 stages=2 warps=4 gm=8 splitk=4")},
       {"mma", *KernelConfig::parse("bm=128 bn=128 bk=64 stages=2 warps=4 gm=8 splitk=1")},
-      {"cublaslt", *KernelConfig::parse("algo=1")}};
+      {"cublaslt", *KernelConfig::parse("rank=1")}};
   // Few rows: the small tile split four ways; many rows: the large tile, unsplit.
   const std::vector<double> skinny = rank(8, choices), wide = rank(2048, choices);
   EXPECT_LT(skinny[0], skinny[1]);
@@ -314,7 +325,7 @@ TEST(CostModelGpuStyle, TilesAndSplitKAreLearnedFromTheGenericFields) {
   EXPECT_LT(wide[1], wide[0]);
 }
 
-// Configs algo=1..12 (2 in the default space), each running the reference kernel: what is
+// Configs rank=1..12 (2 in the default space), each running the reference kernel: what is
 // tested is which configs are chosen, not their speed.
 class AlphaBackend final : public Backend {
  public:
@@ -322,8 +333,8 @@ class AlphaBackend final : public Backend {
   std::string version() const override { return "1"; }
   std::vector<KernelConfig> configs(const Problem&, SearchSpace space) const override {
     std::vector<KernelConfig> configs;
-    for (int algo = 1; algo <= (space == SearchSpace::exhaustive ? kAlgos : 2); ++algo) {
-      configs.push_back(*KernelConfig::parse("algo=" + std::to_string(algo)));
+    for (int rank = 1; rank <= (space == SearchSpace::exhaustive ? kRanks : 2); ++rank) {
+      configs.push_back(*KernelConfig::parse("rank=" + std::to_string(rank)));
     }
     return configs;
   }
@@ -351,8 +362,8 @@ TEST_F(CostModelTest, ATuningTimesOnlyTheTopKOfTheBackendsTheModelRanks) {
   TuneOutcome out = autotune(p, device, backends, options);
   int alpha = 0, reference = 0;
   for (const ChoiceReport& c : out.report.choices) (c.backend == "alpha" ? alpha : reference) += 1;
-  // The top 3, and the best-ranked config of each other family (here each algo) predicted
-  // within kShortlistFamilyBand of the top, which the note counts.
+  // The top 3, and the best-ranked config of each other family predicted within
+  // kShortlistFamilyBand of the top, which the note counts (here none: ranks are one family).
   EXPECT_GE(alpha, 3);
   EXPECT_EQ(reference, 1);
   EXPECT_NE(out.report.selection.find("cost model: top 3 of 13 choices of the exhaustive space"), std::string::npos)
@@ -367,9 +378,9 @@ TEST_F(CostModelTest, ATuningTimesOnlyTheTopKOfTheBackendsTheModelRanks) {
   } else {
     EXPECT_EQ(out.report.selection.find("more kernel famil"), std::string::npos) << out.report.selection;
   }
-  // The model says algo 1 + log2(300) % 12 = 9 is fastest: it is among the three.
+  // The model says rank 1 + log2(300) % 12 = 9 is fastest: it is among the three.
   bool has_best = false;
-  for (const ChoiceReport& c : out.report.choices) has_best = has_best || (c.backend == "alpha" && c.config.algo == 9);
+  for (const ChoiceReport& c : out.report.choices) has_best = has_best || (c.backend == "alpha" && c.config.rank == 9);
   EXPECT_TRUE(has_best);
 
   // A problem of a kind it has no data for: the default space, timed in full, and said so.

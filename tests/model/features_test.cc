@@ -80,5 +80,24 @@ TEST(Features, ProblemKindsNameDtypesLayoutAndTf32) {
   EXPECT_EQ(problem_kind(*Problem::create(8, 8, 8, DType::s8, "nt")), "s8.s8.s32:nt");
 }
 
+// A model trained before `algo` was split into `kernel` and `rank` is fed, for its feature
+// `cfg_algo`, the very number each old config had: the inverse of upgrade_config_text.
+TEST(Features, TheLegacyAlgoFeatureIsTheOldNumberOfEveryUpgradedConfig) {
+  const std::vector<std::pair<std::string, int>> old = {
+      {"cpu", 0},      {"cpu", 1},      {"cpu", 4},       {"cpu", 8},   {"cublaslt", 1},
+      {"cublaslt", 7}, {"onednn", 1},   {"libxsmm", 1},   {"mma", 9001}, {"mma", 9002},
+      {"wgmma", 0},    {"skinny", 0}};
+  int checked = 0;
+  for (const auto& [backend, number] : old) {
+    auto config = KernelConfig::parse(upgrade_config_text(backend, "algo=" + std::to_string(number)));
+    ASSERT_TRUE(config.is_ok()) << backend << " " << number;
+    EXPECT_TRUE(is_legacy_feature("cfg_algo"));
+    EXPECT_FLOAT_EQ(legacy_feature("cfg_algo", backend, *config), float(number)) << backend << " algo=" << number;
+    ++checked;
+  }
+  EXPECT_FALSE(is_legacy_feature("cfg_kernel"));
+  EXPECT_EQ(checked, 12);
+}
+
 }  // namespace
 }  // namespace gemmtune

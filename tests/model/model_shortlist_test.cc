@@ -83,13 +83,16 @@ TEST(ModelShortlist, AFamilyTheTopKMissesJoinsWhenPredictedCloseAndOnlyThen) {
   EXPECT_EQ(shortlist_of(r, 5, 1.5), (std::vector<std::size_t>{0, 1, 2, 3, 4}));
 }
 
-TEST(ModelShortlist, CuBlasLtRanksAreOneFamilyAndCpuAlgorithmsAreEach) {
-  KernelConfig a, b;
-  a.algo = 1;
-  b.algo = 2;
-  EXPECT_EQ(kernel_family("cublaslt", a), kernel_family("cublaslt", b));
-  EXPECT_NE(kernel_family("cpu", a), kernel_family("cpu", b));
-  EXPECT_NE(kernel_family("cpu", a), kernel_family("onednn", a));
+TEST(ModelShortlist, CuBlasLtRanksAreOneFamilyAndEachNamedKernelIsOne) {
+  KernelConfig first, second, stream, rows;
+  first.rank = 1;
+  second.rank = 2;
+  stream.kernel = kKernelStream;
+  rows.kernel = kKernelRows;
+  EXPECT_EQ(kernel_family("cublaslt", first), kernel_family("cublaslt", second));
+  EXPECT_NE(kernel_family("cpu", stream), kernel_family("cpu", rows));
+  EXPECT_NE(kernel_family("cpu", stream), kernel_family("cpu", KernelConfig{}));  // the packed kernel
+  EXPECT_NE(kernel_family("cpu", KernelConfig{}), kernel_family("onednn", KernelConfig{}));
 }
 
 }  // namespace

@@ -25,10 +25,10 @@ SweepMeta sample_meta() {
   return meta;
 }
 
-ConfigMeasurement measured(const std::string& backend, int algo, ChoiceStatus status, double time_us) {
+ConfigMeasurement measured(const std::string& backend, int rank, ChoiceStatus status, double time_us) {
   ConfigMeasurement m;
   m.backend = backend;
-  m.config.algo = algo;
+  m.config.rank = rank;
   m.status = status;
   m.time_us = time_us;
   m.quick_us = time_us;

@@ -121,16 +121,16 @@ Status check_cpu_limits(const KernelConfig& c, const Problem& p, const CpuInfo& 
   }
   // Accumulators that do not fit the register file spill to the stack on every k step (the
   // rule that also decides which kernels are compiled: cpu_offered_kernels.h).
-  const TileKey key = tile_key(c.algo, c.micro_m, c.micro_n, vector_lanes(c.isa));
-  if (!tile_fits_registers(c.isa, c.algo, key)) {
+  const TileKey key = tile_key(c.kernel, c.micro_m, c.micro_n, vector_lanes(c.isa));
+  if (!tile_fits_registers(c.isa, c.kernel, key)) {
     return unsupported("register tile " + std::to_string(c.micro_m) + "x" + std::to_string(c.micro_n) + " needs " +
-                       std::to_string(registers_for_kernel(c.algo, key)) + " vector registers, " +
+                       std::to_string(registers_for_kernel(c.kernel, key)) + " vector registers, " +
                        std::string(cpu_isa_name(c.isa)) + " has " + std::to_string(vector_registers(c.isa)));
   }
   if (c.threads > cpu.logical_cores) {
     return unsupported("more threads than the " + std::to_string(cpu.logical_cores) + " cores");
   }
-  if (c.algo != kAlgoPacked) return Status::ok();
+  if (c.kernel != kKernelPacked) return Status::ok();
   const std::int64_t bytes = packed_bytes(p.a_type(), c.isa);
   // The bm × bk block of A is reused across every B micro-panel, and each bk × mn B
   // micro-panel across the block's A micro-panels: the micro-kernel streams both from this
@@ -157,13 +157,13 @@ std::vector<KernelConfig> direct_configs(const Problem& p, SearchSpace space, co
   const bool exhaustive = space == SearchSpace::exhaustive;
   // Vectors of columns a row of the tile needs (a wider tile only multiplies zeros).
   const std::int64_t vectors = std::min<std::int64_t>(4, (p.n() + lanes - 1) / lanes);
-  // Whether `algo` has kernels for the problem's dtypes (the rule the kernels are compiled by).
-  auto takes = [&](int algo) { return family_takes_dtypes(algo, p.a_type(), p.c_type()); };
+  // Whether `kernel` has instances for the problem's dtypes (the rule the kernels are compiled by).
+  auto takes = [&](int kernel) { return family_takes_dtypes(kernel, p.a_type(), p.c_type()); };
   std::vector<KernelConfig> configs;
   for (int threads : thread_counts(p, cpu)) {
-    auto add = [&](int algo, int micro_m, int micro_n, int tile_isa = -1, int block_k = 0) {
+    auto add = [&](int kernel, int micro_m, int micro_n, int tile_isa = -1, int block_k = 0) {
       KernelConfig c;
-      c.algo = algo;
+      c.kernel = kernel;
       c.micro_m = micro_m;
       c.micro_n = micro_n;
       c.block_k = block_k;
@@ -172,28 +172,28 @@ std::vector<KernelConfig> direct_configs(const Problem& p, SearchSpace space, co
       if (check_cpu_limits(c, p, cpu).is_ok()) configs.push_back(c);
     };
     // All of C as one tile, when it fits the register file and one thread.
-    if (takes(kAlgoDirectTile) && strides.b_cs == 1 && threads == 1 && p.n() <= vectors * lanes &&
+    if (takes(kKernelTile) && strides.b_cs == 1 && threads == 1 && p.n() <= vectors * lanes &&
         p.m() <= kMaxTileRows[vectors]) {
-      add(kAlgoDirectTile, int(p.m()), int(vectors) * lanes);
+      add(kKernelTile, int(p.m()), int(vectors) * lanes);
     }
     // C no wider than half a 512-bit vector: the AVX2 tile, whose 256-bit multiply-adds Zen 4
     // issues at twice the rate of 512-bit ones (which it splits in two) and no lane is padding.
     constexpr int kHalfLanes = vector_lanes(kIsaAvx2);
-    if (takes(kAlgoDirectTile) && strides.b_cs == 1 && threads == 1 && isa >= kIsaAvx512 && p.n() <= kHalfLanes) {
-      add(kAlgoDirectTile, int(p.m()), kHalfLanes, kIsaAvx2);
+    if (takes(kKernelTile) && strides.b_cs == 1 && threads == 1 && isa >= kIsaAvx512 && p.n() <= kHalfLanes) {
+      add(kKernelTile, int(p.m()), kHalfLanes, kIsaAvx2);
     }
     // The same C with two steps of k side by side in each 512-bit vector: no lane is padding
     // and half the multiply-adds (A row-major: its pairs are adjacent).
-    if (takes(kAlgoDirectPairs) && strides.b_cs == 1 && strides.a_ks == 1 && threads == 1 && isa >= kIsaAvx512 &&
+    if (takes(kKernelPairs) && strides.b_cs == 1 && strides.a_ks == 1 && threads == 1 && isa >= kIsaAvx512 &&
         p.n() <= kHalfLanes && p.m() <= kMaxPairsRows) {
-      add(kAlgoDirectPairs, int(p.m()), kHalfLanes, kIsaAvx512);
+      add(kKernelPairs, int(p.m()), kHalfLanes, kIsaAvx512);
     }
-    // The rows tiles of `algo` that are `nv` vectors wide and no taller than the problem (every
+    // The rows tiles of `kernel` that are `nv` vectors wide and no taller than the problem (every
     // tile in the exhaustive space); the f32-only tiles too for f32.
-    auto add_rows_tiles = [&](int algo, std::int64_t nv) {
+    auto add_rows_tiles = [&](int kernel, std::int64_t nv) {
       auto add_tile = [&](const MicroTile& t) {
         if (exhaustive || (t.micro_nv == nv && t.micro_m <= std::max<std::int64_t>(p.m(), 1))) {
-          add(algo, t.micro_m, t.micro_nv * lanes);
+          add(kernel, t.micro_m, t.micro_nv * lanes);
         }
       };
       for (const MicroTile& t : kDirectTiles) add_tile(t);
@@ -201,13 +201,13 @@ std::vector<KernelConfig> direct_configs(const Problem& p, SearchSpace space, co
         for (const MicroTile& t : kDirectF32Tiles) add_tile(t);
       }
     };
-    if (strides.b_cs == 1) add_rows_tiles(kAlgoDirectRows, vectors);
+    if (strides.b_cs == 1) add_rows_tiles(kKernelRows, vectors);
     // C a few columns past whole vectors (17 × 33), A row-major: the rows tiles of the whole
     // vectors, with dots for the last columns instead of a last vector of padding.
     const std::int64_t tail = p.n() % lanes;
-    if (takes(kAlgoDirectRowsDots) && strides.b_cs == 1 && strides.a_ks == 1 && p.n() >= lanes && tail > 0 &&
+    if (takes(kKernelRowsDots) && strides.b_cs == 1 && strides.a_ks == 1 && p.n() >= lanes && tail > 0 &&
         tail <= max_dots_tail(lanes)) {
-      add_rows_tiles(kAlgoDirectRowsDots, std::min<std::int64_t>(4, p.n() / lanes));
+      add_rows_tiles(kKernelRowsDots, std::min<std::int64_t>(4, p.n() / lanes));
     }
     // B too large for L2, contiguous along n, against a few rows: streamed in its own order.
     // Tiles up to the next power of two of m (rows past m are padding), each with shallow and
@@ -216,7 +216,7 @@ std::vector<KernelConfig> direct_configs(const Problem& p, SearchSpace space, co
 #define GEMMTUNE_CPU_STREAM_CONFIG(mr, nv)                                                         \
   if (exhaustive || mr < 2 * std::max<std::int64_t>(p.m(), 1)) {                                   \
     for (int depth : kStreamBlockDepths) {                                                          \
-      add(kAlgoDirectStream, mr, nv * lanes, -1, scale_block_to_dim(depth, p.k(), kStreamBlockDepths[0])); \
+      add(kKernelStream, mr, nv * lanes, -1, scale_block_to_dim(depth, p.k(), kStreamBlockDepths[0])); \
     }                                                                                               \
   }
       GEMMTUNE_CPU_STREAM_TILES(GEMMTUNE_CPU_STREAM_CONFIG)
@@ -226,7 +226,7 @@ std::vector<KernelConfig> direct_configs(const Problem& p, SearchSpace space, co
     // B once (tiles up to the next power of two of m).
     if (strides.b_cs == 1 && (exhaustive || (p.m() <= kAxpyRows && !b_in_l2(p, cpu)))) {
 #define GEMMTUNE_CPU_AXPY_CONFIG(mr, u) \
-  if (exhaustive || mr < 2 * std::max<std::int64_t>(p.m(), 1)) add(kAlgoDirectAxpy, mr, u);
+  if (exhaustive || mr < 2 * std::max<std::int64_t>(p.m(), 1)) add(kKernelAxpy, mr, u);
       GEMMTUNE_CPU_AXPY_TILES(GEMMTUNE_CPU_AXPY_CONFIG)
 #undef GEMMTUNE_CPU_AXPY_CONFIG
     }
@@ -234,16 +234,16 @@ std::vector<KernelConfig> direct_configs(const Problem& p, SearchSpace space, co
     const bool dots = exhaustive || p.m() <= kSkinny || p.n() <= kSkinny || macs(p) <= kDirectMacs;
     if (dots && strides.a_ks == 1 && strides.b_ks == 1) {
       for (const MicroTile& t : kDotTiles) {
-        if (exhaustive || (t.micro_m <= p.m() && t.micro_nv <= p.n())) add(kAlgoDirectDot, t.micro_m, t.micro_nv);
+        if (exhaustive || (t.micro_m <= p.m() && t.micro_nv <= p.n())) add(kKernelDot, t.micro_m, t.micro_nv);
       }
     }
-    if (strides.b_ks == 1 && takes(kAlgoDirectColumns)) {
+    if (strides.b_ks == 1 && takes(kKernelColumns)) {
       // Columns tiles whose vectors of rows hold the batch with the least padding (batches
       // of more rows run in panels of the widest tile).
       const std::int64_t row_vectors = std::min<std::int64_t>(kColumnsVectors, (p.m() + lanes - 1) / lanes);
       for (const MicroTile& t : kColumnsTiles) {
         if (exhaustive || (t.micro_nv == row_vectors && t.micro_m <= p.n())) {
-          add(kAlgoDirectColumns, t.micro_nv * lanes, t.micro_m);
+          add(kKernelColumns, t.micro_nv * lanes, t.micro_m);
         }
       }
     }

@@ -7,17 +7,17 @@
 
 namespace gemmtune::cpu {
 
-CpuGemmFn find_cpu_kernel(int isa, int algo, DType in, DType out, int micro_m, int columns) {
+CpuGemmFn find_cpu_kernel(int isa, int kernel, DType in, DType out, int micro_m, int columns) {
   switch (isa) {
-    case kIsaGeneric: return find_cpu_kernel_generic(algo, in, out, micro_m, columns);
-    case kIsaAvx2: return find_cpu_kernel_avx2(algo, in, out, micro_m, columns);
-    case kIsaAvx512: return find_cpu_kernel_avx512(algo, in, out, micro_m, columns);
+    case kIsaGeneric: return find_cpu_kernel_generic(kernel, in, out, micro_m, columns);
+    case kIsaAvx2: return find_cpu_kernel_avx2(kernel, in, out, micro_m, columns);
+    case kIsaAvx512: return find_cpu_kernel_avx512(kernel, in, out, micro_m, columns);
     case kIsaAvx512Vnni:
-      if (CpuGemmFn fn = find_cpu_kernel_avx512_vnni(algo, in, out, micro_m, columns)) return fn;
-      return find_cpu_kernel(kIsaAvx512, algo, in, out, micro_m, columns);
+      if (CpuGemmFn fn = find_cpu_kernel_avx512_vnni(kernel, in, out, micro_m, columns)) return fn;
+      return find_cpu_kernel(kIsaAvx512, kernel, in, out, micro_m, columns);
     case kIsaAvx512Bf16:
-      if (CpuGemmFn fn = find_cpu_kernel_avx512_bf16(algo, in, out, micro_m, columns)) return fn;
-      return find_cpu_kernel(kIsaAvx512Vnni, algo, in, out, micro_m, columns);
+      if (CpuGemmFn fn = find_cpu_kernel_avx512_bf16(kernel, in, out, micro_m, columns)) return fn;
+      return find_cpu_kernel(kIsaAvx512Vnni, kernel, in, out, micro_m, columns);
     default: return nullptr;
   }
 }

@@ -1,7 +1,7 @@
 // gemmtune's own CPU GEMM kernels, as the cpu backend sees them: plain parameters, the tiles
-// each algorithm is compiled for, and one lookup per vector ISA.
+// each kernel is compiled for, and one lookup per vector ISA.
 //
-// The algorithms (KernelConfig::algo):
+// The kernels (KernelConfig::kernel):
 //  - packed: GotoBLAS blocking (B panels for L2, A blocks for L2, micro-panels for L1) around
 //    a register-tiled micro-kernel; A and B are packed into the micro-kernel's format, which
 //    converts layouts and dtypes once (bf16 pairs for AVX512_BF16, u8·s8 quads for VNNI).
@@ -30,6 +30,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "gemmtune/config.h"
 #include "gemmtune/dtype.h"
 
 namespace gemmtune::cpu {
@@ -63,21 +64,15 @@ struct CpuGemmParams {
 
 using CpuGemmFn = void (*)(const CpuGemmParams& params, const void* a, const void* b, void* c);
 
-// The kernel algorithms (KernelConfig::algo of the cpu backend).
-inline constexpr int kAlgoPacked = 0;      // GotoBLAS blocking with packed panels
-inline constexpr int kAlgoDirectRows = 1;  // no packing; B contiguous along n; vectors along n
-inline constexpr int kAlgoDirectDot = 2;   // no packing; A and B contiguous along k; dots along k
-inline constexpr int kAlgoDirectColumns = 3;  // Aᵀ packed into vectors; B contiguous along k broadcast
-inline constexpr int kAlgoDirectTile = 4;     // all of C in registers; m = micro_m, n ≤ micro_n
-inline constexpr int kAlgoDirectStream = 5;   // B read in storage order, a block of rows at a time, into rows tiles
-inline constexpr int kAlgoDirectAxpy = 6;     // B read in storage order, U rows at a time, into rows of C in L1
-inline constexpr int kAlgoDirectPairs = 7;    // all of C in registers, k in pairs; m = micro_m, n ≤ micro_n = half a vector
-inline constexpr int kAlgoDirectRowsDots = 8;  // rows kernel on whole vectors of columns, dots on the last 1-4
+// The kernels are KernelConfig::kernel's kKernelPacked, kKernelRows, kKernelDot, kKernelColumns,
+// kKernelTile, kKernelStream, kKernelAxpy, kKernelPairs and kKernelRowsDots (gemmtune/config.h),
+// one list with the other families' kernels so that a config names its kernel ("kernel=stream").
+
 // The most columns past C's whole vectors that the rows-dots kernel takes: a quarter of a
 // vector's lanes, at most 4 (a wider tail loses less to padding than the copy and the dots cost).
 constexpr int max_dots_tail(int lanes) { return lanes / 4 < 4 ? lanes / 4 : 4; }
 
-// Register tiles each algorithm is compiled for, X(rows, columns): columns count vectors for
+// Register tiles each kernel is compiled for, X(rows, columns): columns count vectors for
 // packed and rows, single columns for dot. The config space offers only these, pruned by each
 // ISA's register count.
 #define GEMMTUNE_CPU_MICRO_TILES(X) \
@@ -145,10 +140,10 @@ static_assert(registers_for_tile(14, 2) <= 32, "every packed tile must fit AVX-5
 struct TileKey {
   int first, second;
 };
-constexpr TileKey tile_key(int algo, int micro_m, int micro_n, int lanes) {
-  if (algo == kAlgoDirectDot || algo == kAlgoDirectAxpy) return {micro_m, micro_n};
-  if (algo == kAlgoDirectColumns) return {micro_n, micro_m / lanes};
-  if (algo == kAlgoDirectPairs) return {micro_m, 1};  // one vector per row, whatever its columns
+constexpr TileKey tile_key(int kernel, int micro_m, int micro_n, int lanes) {
+  if (kernel == kKernelDot || kernel == kKernelAxpy) return {micro_m, micro_n};
+  if (kernel == kKernelColumns) return {micro_n, micro_m / lanes};
+  if (kernel == kKernelPairs) return {micro_m, 1};  // one vector per row, whatever its columns
   return {micro_m, micro_n / lanes};
 }
 
@@ -162,14 +157,14 @@ constexpr int vector_lanes(int isa) { return vector_bytes(isa) / 4; }
 // and columns (dot), rows of C and of B (axpy), columns and vectors of rows (columns; see
 // tile_key). Inputs f32/f16/bf16 accumulate in f32, s8 in s32. Levels 3 and 4 fall back to
 // level 2 for the dtypes they do not change.
-CpuGemmFn find_cpu_kernel(int isa, int algo, DType in, DType out, int micro_m, int columns);
+CpuGemmFn find_cpu_kernel(int isa, int kernel, DType in, DType out, int micro_m, int columns);
 
 // Per-ISA lookups, each defined in its own translation unit.
-CpuGemmFn find_cpu_kernel_generic(int algo, DType in, DType out, int micro_m, int columns);
-CpuGemmFn find_cpu_kernel_avx2(int algo, DType in, DType out, int micro_m, int columns);
-CpuGemmFn find_cpu_kernel_avx512(int algo, DType in, DType out, int micro_m, int columns);
-CpuGemmFn find_cpu_kernel_avx512_vnni(int algo, DType in, DType out, int micro_m, int columns);
-CpuGemmFn find_cpu_kernel_avx512_bf16(int algo, DType in, DType out, int micro_m, int columns);
+CpuGemmFn find_cpu_kernel_generic(int kernel, DType in, DType out, int micro_m, int columns);
+CpuGemmFn find_cpu_kernel_avx2(int kernel, DType in, DType out, int micro_m, int columns);
+CpuGemmFn find_cpu_kernel_avx512(int kernel, DType in, DType out, int micro_m, int columns);
+CpuGemmFn find_cpu_kernel_avx512_vnni(int kernel, DType in, DType out, int micro_m, int columns);
+CpuGemmFn find_cpu_kernel_avx512_bf16(int kernel, DType in, DType out, int micro_m, int columns);
 
 // The L1 data cache of the CPU this runs on (cpuid; the default where it says nothing).
 struct L1Geometry {

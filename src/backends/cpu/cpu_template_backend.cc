@@ -31,8 +31,8 @@ class CpuTemplateKernel final : public Kernel {
 };
 
 CpuGemmFn lookup(const Problem& p, const KernelConfig& c) {
-  const TileKey key = tile_key(c.algo, c.micro_m, c.micro_n, vector_lanes(c.isa));
-  return find_cpu_kernel(c.isa, c.algo, p.a_type(), p.c_type(), key.first, key.second);
+  const TileKey key = tile_key(c.kernel, c.micro_m, c.micro_n, vector_lanes(c.isa));
+  return find_cpu_kernel(c.isa, c.kernel, p.a_type(), p.c_type(), key.first, key.second);
 }
 
 // Threads tile C as gm × gn blocks: the split with the smallest block perimeter (what each
@@ -67,31 +67,31 @@ class CpuTemplateBackend final : public Backend {
     if (c.isa < 0 || c.isa > cpu_.best_isa()) {
       return unsupported("isa " + std::string(cpu_isa_name(c.isa)) + " is not available on this CPU");
     }
-    if (c.algo < kAlgoPacked || c.algo > kAlgoDirectRowsDots) {
-      return unsupported("unknown cpu algo " + std::to_string(c.algo));
+    if (c.kernel != kKernelPacked && (c.kernel < kKernelRows || c.kernel > kKernelRowsDots)) {
+      return unsupported("kernel " + std::string(kernel_name(c.kernel)) + " is not a cpu kernel");
     }
     const CpuGemmParams strides = cpu_strides(p);
-    const char* reads_b_rows = c.algo == kAlgoDirectRows     ? "rows"
-                               : c.algo == kAlgoDirectStream ? "stream"
-                               : c.algo == kAlgoDirectAxpy   ? "axpy"
+    const char* reads_b_rows = c.kernel == kKernelRows     ? "rows"
+                               : c.kernel == kKernelStream ? "stream"
+                               : c.kernel == kKernelAxpy   ? "axpy"
                                                              : nullptr;
     if (reads_b_rows != nullptr && strides.b_cs != 1) {
       return unsupported("the direct " + std::string(reads_b_rows) + " kernel reads B contiguous along n (row-major)");
     }
-    if (c.algo == kAlgoDirectStream && c.block_k < 1) {
+    if (c.kernel == kKernelStream && c.block_k < 1) {
       return unsupported("the direct stream kernel reads B bk rows at a time: bk must be at least 1");
     }
-    if (c.algo == kAlgoDirectDot && (strides.a_ks != 1 || strides.b_ks != 1)) {
+    if (c.kernel == kKernelDot && (strides.a_ks != 1 || strides.b_ks != 1)) {
       return unsupported("the direct dot kernel reads A and B contiguous along k (A row-major, B column-major)");
     }
-    if (c.algo == kAlgoDirectColumns && strides.b_ks != 1) {
+    if (c.kernel == kKernelColumns && strides.b_ks != 1) {
       return unsupported("the direct columns kernel reads B contiguous along k (column-major)");
     }
     const int lanes = vector_lanes(c.isa);
     // The tile and pairs kernels hold all of C in one register tile; the pairs kernel's is half
     // a vector wide and also reads A's adjacent pairs along k.
-    if (c.algo == kAlgoDirectTile || c.algo == kAlgoDirectPairs) {
-      const bool pairs = c.algo == kAlgoDirectPairs;
+    if (c.kernel == kKernelTile || c.kernel == kKernelPairs) {
+      const bool pairs = c.kernel == kKernelPairs;
       const bool fits = strides.b_cs == 1 && (!pairs || strides.a_ks == 1) && p.m() == c.micro_m && p.n() > 0 &&
                         p.n() <= c.micro_n && (!pairs || c.micro_n * 2 == lanes) && c.threads == 1;
       if (!fits) {
@@ -101,16 +101,16 @@ class CpuTemplateBackend final : public Backend {
                                    "on one thread");
       }
     }
-    if (c.algo == kAlgoDirectRowsDots &&
+    if (c.kernel == kKernelRowsDots &&
         (strides.b_cs != 1 || strides.a_ks != 1 || p.n() < lanes || p.n() % lanes > max_dots_tail(lanes))) {
       return unsupported("the direct rows-dots kernel reads A and B row-major and takes C of whole vectors and at most " +
                          std::to_string(max_dots_tail(lanes)) + " columns more");
     }
     // The dot and axpy tiles count columns of C and rows of B, not vectors; the pairs tile
     // holds half a vector's columns (checked above).
-    const bool whole_vectors = c.algo == kAlgoDirectDot || c.algo == kAlgoDirectAxpy || c.algo == kAlgoDirectPairs
+    const bool whole_vectors = c.kernel == kKernelDot || c.kernel == kKernelAxpy || c.kernel == kKernelPairs
                                    ? true
-                               : c.algo == kAlgoDirectColumns ? c.micro_m % lanes == 0
+                               : c.kernel == kKernelColumns ? c.micro_m % lanes == 0
                                                               : c.micro_n % lanes == 0;
     if (c.micro_m <= 0 || c.micro_n <= 0 || !whole_vectors) {
       return unsupported("register tile " + std::to_string(c.micro_m) + "x" + std::to_string(c.micro_n) +
@@ -121,7 +121,7 @@ class CpuTemplateBackend final : public Backend {
                          std::to_string(c.micro_n) + " and " + std::string(dtype_name(p.a_type())) + "->" +
                          std::string(dtype_name(p.c_type())));
     }
-    if (c.algo == kAlgoPacked && (c.block_m <= 0 || c.block_m % c.micro_m != 0 || c.block_n <= 0 ||
+    if (c.kernel == kKernelPacked && (c.block_m <= 0 || c.block_m % c.micro_m != 0 || c.block_n <= 0 ||
                                   c.block_n % c.micro_n != 0 || c.block_k <= 0)) {
       return unsupported("blocks must be positive multiples of the register tile");
     }

@@ -9,11 +9,11 @@
 // The library is linked with libxsmmnoblas: when its JIT cannot take a shape, dispatch returns
 // no kernel rather than falling back to a BLAS it would have to link.
 //
-// Two configs: algo 0, the kernel looked up once when prepared (the candidate gemmtune tunes
-// with), and algo 1, libxsmm's lookup on every call and then the kernel: what a program whose
+// Two configs: the main kernel, looked up once when prepared (the candidate gemmtune tunes
+// with), and kernel=per_call, libxsmm's lookup on every call and then the kernel: what a program whose
 // shapes come at run time pays per call when it uses libxsmm directly, and what `gemmtune bench`
-// compares Session::gemm's dispatch-included calls with (per_call_configs). Algo 1 is never a
-// candidate: it is algo 0 plus the lookup.
+// compares Session::gemm's dispatch-included calls with (per_call_configs). The per-call kernel
+// is never a candidate: it is the main one plus the lookup.
 #include <libxsmm.h>
 
 #include "cpu_backends.h"
@@ -62,8 +62,8 @@ Dispatch dispatch(const Problem& p) {
   return {fn, ""};
 }
 
-constexpr int kLookedUpOnce = 0;
-constexpr int kLookedUpPerCall = 1;
+constexpr int kLookedUpOnce = kKernelMain;
+constexpr int kLookedUpPerCall = kKernelPerCall;
 
 class LibxsmmKernel final : public Kernel {
  public:
@@ -104,7 +104,7 @@ class LibxsmmBackend final : public Backend {
   }
   std::vector<KernelConfig> per_call_configs(const Problem& problem) const override {
     KernelConfig per_call;
-    per_call.algo = kLookedUpPerCall;
+    per_call.kernel = kLookedUpPerCall;
     if (!can_implement(problem, per_call).is_ok()) return {};
     return {per_call};
   }
@@ -113,15 +113,16 @@ class LibxsmmBackend final : public Backend {
   }
   Result<std::unique_ptr<Kernel>> prepare(const Problem& problem, const KernelConfig& config) const override {
     GEMMTUNE_ASSIGN_OR_RETURN(libxsmm_smmfunction fn, kernel_for(problem, config));
-    if (config.algo == kLookedUpPerCall) return std::unique_ptr<Kernel>(std::make_unique<LibxsmmPerCallKernel>(problem));
+    if (config.kernel == kLookedUpPerCall) return std::unique_ptr<Kernel>(std::make_unique<LibxsmmPerCallKernel>(problem));
     return std::unique_ptr<Kernel>(std::make_unique<LibxsmmKernel>(fn));
   }
 
  private:
   // The JIT kernel for the problem (looked up once), or why the config cannot run it.
   static Result<libxsmm_smmfunction> kernel_for(const Problem& problem, const KernelConfig& config) {
-    if (config.algo != kLookedUpOnce && config.algo != kLookedUpPerCall) {
-      return unsupported("libxsmm algo " + std::to_string(config.algo) + " is not 0 (looked up once) or 1 (per call)");
+    if (config.kernel != kLookedUpOnce && config.kernel != kLookedUpPerCall) {
+      return unsupported("libxsmm has its kernel looked up once (the main kernel) and per_call, not " +
+                         std::string(kernel_name(config.kernel)));
     }
     Dispatch d = dispatch(problem);
     if (d.fn == nullptr) return unsupported(d.why);

@@ -1,6 +1,6 @@
 // Backend "onednn": oneDNN's matmul primitive, created once per problem at prepare time (that
-// is the primitive cache: a Kernel owns its primitive), run on user pointers (algo 0); and for
-// f32, oneDNN's BLAS-like dnnl_sgemm (algo 1), which takes the shape at every call and skips
+// is the primitive cache: a Kernel owns its primitive), run on user pointers (the main kernel); and for
+// f32, oneDNN's BLAS-like dnnl_sgemm (kernel=sgemm), which takes the shape at every call and skips
 // the primitive's per-execution setup: 0.2-0.5 µs for products below 64³ where an execution
 // costs 1.2 µs.
 #include <omp.h>
@@ -120,8 +120,8 @@ class OnednnKernel final : public Kernel {
   int threads_;
 };
 
-constexpr int kMatmulPrimitive = 0;
-constexpr int kSgemm = 1;
+constexpr int kMatmulPrimitive = kKernelMain;
+constexpr int kSgemm = kKernelSgemm;
 
 Status check_sgemm(const Problem& p) {
   if (p.a_type() != DType::f32 || p.b_type() != DType::f32 || p.c_type() != DType::f32) {
@@ -178,16 +178,17 @@ class OnednnBackend final : public Backend {
     return configs_of(problem, kMatmulPrimitive);
   }
   Status can_implement(const Problem& problem, const KernelConfig& config) const override {
-    if (config.algo == kSgemm) return check_sgemm(problem);
-    if (config.algo != kMatmulPrimitive) {
-      return unsupported("oneDNN algo " + std::to_string(config.algo) + " is not 0 (matmul primitive) or 1 (sgemm)");
+    if (config.kernel == kSgemm) return check_sgemm(problem);
+    if (config.kernel != kMatmulPrimitive) {
+      return unsupported("oneDNN has its matmul primitive (the main kernel) and sgemm, not " +
+                         std::string(kernel_name(config.kernel)));
     }
     auto pd = make_primitive_desc(problem, config.threads);
     return pd.status();
   }
   Result<std::unique_ptr<Kernel>> prepare(const Problem& problem, const KernelConfig& config) const override {
     GEMMTUNE_RETURN_IF_ERROR(can_implement(problem, config));
-    if (config.algo == kSgemm) return std::unique_ptr<Kernel>(std::make_unique<OnednnSgemmKernel>(problem, config.threads));
+    if (config.kernel == kSgemm) return std::unique_ptr<Kernel>(std::make_unique<OnednnSgemmKernel>(problem, config.threads));
     GEMMTUNE_ASSIGN_OR_RETURN(auto pd, make_primitive_desc(problem, config.threads));
     try {
       ScopedOmpThreads scope(config.threads);
@@ -198,13 +199,13 @@ class OnednnBackend final : public Backend {
   }
 
  private:
-  // One algo on all cores and on one thread: oneDNN's own threading costs microseconds a call
+  // One kernel on all cores and on one thread: oneDNN's own threading costs microseconds a call
   // that small products cannot pay back.
-  std::vector<KernelConfig> configs_of(const Problem& problem, int algo) const {
+  std::vector<KernelConfig> configs_of(const Problem& problem, int kernel) const {
     std::vector<KernelConfig> configs;
     for (int threads : {cpu_.logical_cores, 1}) {
       KernelConfig c;
-      c.algo = algo;
+      c.kernel = kernel;
       c.threads = threads;
       if (can_implement(problem, c).is_ok() && (configs.empty() || configs.back() != c)) configs.push_back(c);
     }

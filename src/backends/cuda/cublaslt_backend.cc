@@ -1,5 +1,5 @@
 // Backend "cublaslt": each of cuBLASLt's top heuristic algorithms is its own choice (config
-// field `algo` = rank, 1-based), so the autotuner benchmarks what cuBLAS would only guess
+// field `rank`, 1-based), so the autotuner benchmarks what cuBLAS would only guess
 // between: best-of-8 beats the first pick by ~1.04x geomean on an H100 (anchors.md).
 //
 // cuBLASLt is column-major; gemmtune's C is row-major. Row-major C (m×n) is column-major Cᵀ
@@ -163,7 +163,7 @@ class CublasLtBackend final : public Backend {
     std::vector<KernelConfig> configs;
     for (std::size_t i = 0; i < found->size(); ++i) {
       KernelConfig c;
-      c.algo = int(i) + 1;
+      c.rank = int(i) + 1;
       configs.push_back(c);
     }
     return configs;
@@ -171,8 +171,8 @@ class CublasLtBackend final : public Backend {
 
   Status can_implement(const Problem& problem, const KernelConfig& config) const override {
     GEMMTUNE_RETURN_IF_ERROR(supported(problem));
-    if (config.algo < 1 || config.algo > kMaxAlgorithms) {
-      return unsupported("algo must be a heuristic rank in [1, " + std::to_string(kMaxAlgorithms) + "]");
+    if (config.rank < 1 || config.rank > kMaxAlgorithms) {
+      return unsupported("rank must be a heuristic rank in [1, " + std::to_string(kMaxAlgorithms) + "]");
     }
     return Status::ok();
   }
@@ -184,10 +184,10 @@ class CublasLtBackend final : public Backend {
     auto plan = std::make_unique<MatmulPlan>();
     GEMMTUNE_RETURN_IF_ERROR(make_plan(problem, *plan));
     GEMMTUNE_ASSIGN_OR_RETURN(auto found, heuristics(handle, *plan));
-    if (std::size_t(config.algo) > found.size()) {
+    if (std::size_t(config.rank) > found.size()) {
       return unsupported("the heuristics rank only " + std::to_string(found.size()) + " algorithms here");
     }
-    const cublasLtMatmulHeuristicResult_t& pick = found[std::size_t(config.algo - 1)];
+    const cublasLtMatmulHeuristicResult_t& pick = found[std::size_t(config.rank - 1)];
     void* workspace = nullptr;
     if (pick.workspaceSize > 0) {
       GEMMTUNE_RETURN_IF_ERROR(check(cudaMalloc(&workspace, pick.workspaceSize), "cudaMalloc workspace"));

@@ -15,7 +15,7 @@ Result<DeviceInfo> detect_device(int index, const CpuInfo& host);
 Result<std::unique_ptr<Harness>> make_cuda_harness(const DeviceInfo& device);
 
 std::unique_ptr<Backend> make_cublaslt_backend(const CudaInfo& device);  // "cublaslt"
-std::unique_ptr<Backend> make_nvrtc_backend(const CudaInfo& device);     // "mma"
+std::unique_ptr<Backend> make_mma_backend(const CudaInfo& device);     // "mma"
 std::unique_ptr<Backend> make_wgmma_backend(const CudaInfo& device);     // "wgmma"
 std::unique_ptr<Backend> make_skinny_backend(const CudaInfo& device);    // "skinny"
 

@@ -1,5 +1,5 @@
 // CUDA runtime, NVRTC and cuBLASLt return codes as Status, naming the call that failed. (The
-// driver API is resolved at run time, not linked; nvrtc_backend.cc checks its results itself.)
+// driver API is resolved at run time, not linked; mma_backend.cc checks its results itself.)
 #pragma once
 
 #include <cublasLt.h>

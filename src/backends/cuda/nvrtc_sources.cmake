@@ -27,8 +27,8 @@ gemmtune_embed_kernel(gemm_cutlass cutlass_abi.h)
 
 set(GEMMTUNE_CUDA_NVRTC_SOURCES
   backends/cuda/cuda_module.cc
-  backends/cuda/nvrtc_backend.cc
-  backends/cuda/nvrtc_config_space.cc
+  backends/cuda/mma_backend.cc
+  backends/cuda/mma_config_space.cc
   backends/cuda/nvrtc_compiler.cc
   backends/cuda/cubin_cache.cc
   backends/cuda/wgmma_backend.cc

@@ -92,8 +92,8 @@ Status check_wgmma_problem(const Problem& p) {
 }
 
 Status check_wgmma_config_shape(const KernelConfig& c, const Problem& p) {
-  if (c.algo != 0 || c.micro_m != 0 || c.micro_n != 0 || c.threads != 0 || c.isa != 0) {
-    return invalid_argument("algo, micro_m, micro_n, threads and isa are not wgmma fields");
+  if (c.rank != 0 || c.kernel != 0 || c.micro_m != 0 || c.micro_n != 0 || c.threads != 0 || c.isa != 0) {
+    return invalid_argument("rank, kernel, micro_m, micro_n, threads and isa are not wgmma fields");
   }
   const std::int64_t k_blocks = k_blocks_of(p);
   if (c.split_k < 0 || c.split_k > kMaxSplitK || (c.split_k > 1 && c.split_k > k_blocks)) {

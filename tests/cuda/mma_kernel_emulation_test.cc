@@ -3,7 +3,7 @@
 // elements of a word), one and two stages, split-k and the block swizzle. Runs without a GPU.
 #include <gtest/gtest.h>
 
-#include "backends/cuda/nvrtc_config_space.h"
+#include "backends/cuda/mma_config_space.h"
 #include "core/test_buffers.h"
 #include "core/verify.h"
 #include "cuda/h100.h"
@@ -161,7 +161,7 @@ KernelConfig config(int bm, int bn, int bk, int stages, int warps, int group_m, 
   return c;
 }
 
-// Launches one emulated instantiation the way NvrtcKernel::run does, then checks C.
+// Launches one emulated instantiation the way MmaKernel::run does, then checks C.
 template <class In, class Out, class Acc>
 void run_and_check(void (*gemm)(const In*, const In*, Out*, Acc*, long long, long long, long long, long long,
                                 long long, long long, float, float),
@@ -172,7 +172,7 @@ void run_and_check(void (*gemm)(const In*, const In*, Out*, Acc*, long long, lon
   ASSERT_TRUE(layout);
   ASSERT_EQ(layout->warps_m, warps_m);
   ASSERT_EQ(layout->warps_n, warps_n);
-  ASSERT_TRUE(check_nvrtc_config_shape(c, p).is_ok()) << check_nvrtc_config_shape(c, p).message();
+  ASSERT_TRUE(check_mma_config_shape(c, p).is_ok()) << check_mma_config_shape(c, p).message();
 
   TestBuffers buffers(p, 7);
   const Reference reference = compute_reference(p, buffers);
@@ -182,7 +182,7 @@ void run_and_check(void (*gemm)(const In*, const In*, Out*, Acc*, long long, lon
   const float alpha = float(p.alpha()), beta = float(p.beta());
   auto* out = static_cast<Out*>(buffers.c());
   gt_emu::launch(gemm, unsigned(blocks), unsigned(std::max(1, c.split_k)), unsigned(c.warps * 32),
-                 std::size_t(nvrtc_shared_memory_bytes(c, p)), static_cast<const In*>(buffers.a()),
+                 std::size_t(mma_shared_memory_bytes(c, p)), static_cast<const In*>(buffers.a()),
                  static_cast<const In*>(buffers.b()), out, workspace.data(), (long long)p.m(), (long long)p.n(),
                  (long long)p.k(), (long long)p.lda(), (long long)p.ldb(), (long long)p.ldc(), alpha, beta);
   if (c.split_k > 1) {
@@ -193,47 +193,47 @@ void run_and_check(void (*gemm)(const In*, const In*, Out*, Acc*, long long, lon
   EXPECT_TRUE(outcome.ok) << p.describe() << " " << c.to_string() << ": " << outcome.reason;
 }
 
-TEST(NvrtcKernelEmulation, F16RowMajorWithPartialTilesMatchesTheReference) {
+TEST(MmaKernelEmulation, F16RowMajorWithPartialTilesMatchesTheReference) {
   run_and_check(emu_f16_nn::gemmtune_gemm, emu_f16_nn::gemmtune_splitk_reduce,
                 testing::test_problem(70, 90, 100, DType::f16, "nn", DType::f16, 0.0), config(64, 64, 32, 2, 4, 8, 1), 2, 2);
 }
 
-TEST(NvrtcKernelEmulation, F16ColumnMajorOneStageF32OutputWithBetaAndPaddedC) {
+TEST(MmaKernelEmulation, F16ColumnMajorOneStageF32OutputWithBetaAndPaddedC) {
   run_and_check(emu_f16_tt_f32::gemmtune_gemm, emu_f16_tt_f32::gemmtune_splitk_reduce,
                 testing::test_problem(45, 70, 130, DType::f16, "tt", DType::f32, 0.5, 80), config(32, 64, 64, 1, 4, 8, 1), 1, 4);
 }
 
-TEST(NvrtcKernelEmulation, Bf16TnWithBetaOneMatchesTheReference) {
+TEST(MmaKernelEmulation, Bf16TnWithBetaOneMatchesTheReference) {
   run_and_check(emu_bf16_tn::gemmtune_gemm, emu_bf16_tn::gemmtune_splitk_reduce,
                 testing::test_problem(33, 40, 70, DType::bf16, "tn", DType::bf16, 1.0), config(64, 32, 32, 2, 2, 8, 1), 2, 1);
 }
 
-TEST(NvrtcKernelEmulation, Tf32NtMatchesTheReferenceWithinTf32Rounding) {
+TEST(MmaKernelEmulation, Tf32NtMatchesTheReferenceWithinTf32Rounding) {
   run_and_check(emu_tf32_nt::gemmtune_gemm, emu_tf32_nt::gemmtune_splitk_reduce,
                 testing::test_problem(50, 37, 29, DType::f32, "nt", DType::f32, 0.0), config(32, 32, 16, 2, 2, 8, 1), 1, 2);
 }
 
-TEST(NvrtcKernelEmulation, Int8NtWithKNotAMultipleOfFourIsExact) {
+TEST(MmaKernelEmulation, Int8NtWithKNotAMultipleOfFourIsExact) {
   run_and_check(emu_s8_nt::gemmtune_gemm, emu_s8_nt::gemmtune_splitk_reduce,
                 testing::test_problem(40, 70, 150, DType::s8, "nt", DType::s32, 1.0), config(32, 64, 64, 2, 4, 8, 1), 1, 4);
 }
 
-TEST(NvrtcKernelEmulation, F16SplitKFourSlicesWithAShortLastSlice) {
+TEST(MmaKernelEmulation, F16SplitKFourSlicesWithAShortLastSlice) {
   run_and_check(emu_f16_split4::gemmtune_gemm, emu_f16_split4::gemmtune_splitk_reduce,
                 testing::test_problem(20, 60, 300, DType::f16, "nn", DType::f16, 0.0), config(16, 64, 32, 2, 4, 8, 4), 1, 4);
 }
 
-TEST(NvrtcKernelEmulation, Int8SplitKColumnMajorIsExact) {
+TEST(MmaKernelEmulation, Int8SplitKColumnMajorIsExact) {
   run_and_check(emu_s8_split2_tt::gemmtune_gemm, emu_s8_split2_tt::gemmtune_splitk_reduce,
                 testing::test_problem(17, 33, 100, DType::s8, "tt", DType::s32, 0.0), config(16, 32, 32, 1, 2, 8, 2), 1, 2);
 }
 
-TEST(NvrtcKernelEmulation, BlockSwizzleCoversEveryTileOnce) {
+TEST(MmaKernelEmulation, BlockSwizzleCoversEveryTileOnce) {
   run_and_check(emu_f16_swizzle::gemmtune_gemm, emu_f16_swizzle::gemmtune_splitk_reduce,
                 testing::test_problem(100, 100, 20, DType::f16, "nn", DType::f32, 0.0), config(16, 32, 16, 2, 2, 2, 1), 1, 2);
 }
 
-TEST(NvrtcKernelEmulation, KZeroScalesC) {
+TEST(MmaKernelEmulation, KZeroScalesC) {
   run_and_check(emu_f16_tt_f32::gemmtune_gemm, emu_f16_tt_f32::gemmtune_splitk_reduce,
                 testing::test_problem(45, 70, 0, DType::f16, "tt", DType::f32, 0.5, 80), config(32, 64, 64, 1, 4, 8, 1), 1, 4);
 }

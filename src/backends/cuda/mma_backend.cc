@@ -1,5 +1,5 @@
 // Backend "mma": gemmtune's own tensor-core kernels, compiled at run time with NVRTC.
-#include "nvrtc_backend.h"
+#include "mma_backend.h"
 
 #include <atomic>
 #include <mutex>
@@ -9,7 +9,7 @@
 #include "cuda_check.h"
 #include "cuda_module.h"
 #include "kernel_dtype_codes.h"
-#include "nvrtc_config_space.h"
+#include "mma_config_space.h"
 #include "wgmma_config_space.h"
 #include "worker_client.h"
 
@@ -20,19 +20,19 @@ constexpr unsigned kReduceThreads = 256;  // gemmtune_splitk_reduce's __launch_b
 
 std::atomic<std::int64_t> mma_compilations{0};
 
-class NvrtcKernel final : public JitKernel {
+class MmaKernel final : public JitKernel {
  public:
-  NvrtcKernel(const Problem& problem, const KernelConfig& config) : problem_(problem), config_(config) {}
+  MmaKernel(const Problem& problem, const KernelConfig& config) : problem_(problem), config_(config) {}
 
   // Loads the cubin and allocates the split-k workspace.
   Status load(const CudaInfo& device, const std::string& cubin) {
     GEMMTUNE_RETURN_IF_ERROR(module_.load(device.index, cubin));
-    shared_bytes_ = nvrtc_shared_memory_bytes(config_, problem_);
+    shared_bytes_ = mma_shared_memory_bytes(config_, problem_);
     GEMMTUNE_ASSIGN_OR_RETURN(gemm_, module_.function("gemmtune_gemm", shared_bytes_));
     if (config_.split_k > 1) {
       GEMMTUNE_ASSIGN_OR_RETURN(reduce_, module_.function("gemmtune_splitk_reduce"));
     }
-    return workspace_.allocate(std::size_t(nvrtc_workspace_bytes(config_, problem_)));
+    return workspace_.allocate(std::size_t(mma_workspace_bytes(config_, problem_)));
   }
 
   // Enqueues on args.stream and returns. Safe from several threads: the launch parameters are
@@ -83,12 +83,12 @@ class NvrtcKernel final : public JitKernel {
   SerializedScratch workspace_;  // split-k partial sums
 };
 
-class NvrtcBackend final : public Backend {
+class MmaBackend final : public Backend {
  public:
-  explicit NvrtcBackend(const CudaInfo& device) : device_(device) {}
+  explicit MmaBackend(const CudaInfo& device) : device_(device) {}
 
   std::string_view name() const override { return "mma"; }
-  std::string version() const override { return nvrtc_backend_version(); }
+  std::string version() const override { return mma_backend_version(); }
   // Process-wide: the cubin cache is shared by every instance.
   std::int64_t compilations() const override { return mma_compilations.load(); }
   // Like a mid-sized tile of the Hopper family's.
@@ -101,20 +101,20 @@ class NvrtcBackend final : public Backend {
   // fallback for what wgmma cannot map and for other GPUs, and in the exhaustive space.
   std::vector<KernelConfig> configs(const Problem& problem, SearchSpace space) const override {
     if (space == SearchSpace::default_space && wgmma_serves(problem)) return {};
-    return nvrtc_configs(problem, space, device_);
+    return mma_configs(problem, space, device_);
   }
 
   Status can_implement(const Problem& problem, const KernelConfig& config) const override {
-    return nvrtc_can_implement(problem, config, device_);
+    return mma_can_implement(problem, config, device_);
   }
 
   Result<std::unique_ptr<Kernel>> prepare(const Problem& problem, const KernelConfig& requested) const override {
     const KernelConfig config = with_fault_defaults(requested);
-    GEMMTUNE_RETURN_IF_ERROR(nvrtc_can_implement(problem, config, device_));
-    return prepare_jit_kernel<NvrtcKernel>(
+    GEMMTUNE_RETURN_IF_ERROR(mma_can_implement(problem, config, device_));
+    return prepare_jit_kernel<MmaKernel>(
         device_, problem, config, "mma",
         [&](bool recompile) { return compile_gemm_mma(problem, config, device_, recompile); },
-        [&] { return std::make_unique<NvrtcKernel>(problem, config); });
+        [&] { return std::make_unique<MmaKernel>(problem, config); });
   }
 
  private:
@@ -127,20 +127,20 @@ class NvrtcBackend final : public Backend {
 
 }  // namespace
 
-std::string nvrtc_backend_version() {
+std::string mma_backend_version() {
   static const std::string version = "gemm_mma-" + to_hex(sha256(gemm_mma_source())).substr(0, 16);
   return version;
 }
 
-Status nvrtc_can_implement(const Problem& problem, const KernelConfig& requested, const CudaInfo& device) {
+Status mma_can_implement(const Problem& problem, const KernelConfig& requested, const CudaInfo& device) {
   const KernelConfig config = with_fault_defaults(requested);
-  if (is_fault_algo(config.algo) && !fault_configs_allowed()) {
-    return unsupported("fault-injection config (algo " + std::to_string(config.algo) +
+  if (is_fault_kernel(config.kernel) && !fault_configs_allowed()) {
+    return unsupported("fault-injection config (kernel=" + std::string(kernel_name(config.kernel)) +
                        ") needs GEMMTUNE_ALLOW_FAULT_CONFIGS=1");
   }
-  GEMMTUNE_RETURN_IF_ERROR(check_nvrtc_problem(problem));
-  GEMMTUNE_RETURN_IF_ERROR(check_nvrtc_config_shape(config, problem));
-  return check_nvrtc_limits(config, problem, device);
+  GEMMTUNE_RETURN_IF_ERROR(check_mma_problem(problem));
+  GEMMTUNE_RETURN_IF_ERROR(check_mma_config_shape(config, problem));
+  return check_mma_limits(config, problem, device);
 }
 
 std::vector<std::string> gemm_mma_options(const Problem& p, const KernelConfig& requested, const std::string& arch) {
@@ -164,14 +164,14 @@ std::vector<std::string> gemm_mma_options(const Problem& p, const KernelConfig& 
       define("GT_GROUP_M", c.group_m),
       define("GT_SPLIT_K", c.split_k > 1 ? c.split_k : 1),
   };
-  if (c.algo == kFaultIllegalAddress) options.push_back(define("GEMMTUNE_FAULT", 1));
-  if (c.algo == kFaultSpin) options.push_back(define("GEMMTUNE_FAULT", 2));
+  if (c.kernel == kFaultIllegalAddress) options.push_back(define("GEMMTUNE_FAULT", 1));
+  if (c.kernel == kFaultSpin) options.push_back(define("GEMMTUNE_FAULT", 2));
   return options;
 }
 
 Result<CubinArtifact> compile_gemm_mma(const Problem& problem, const KernelConfig& config, const CudaInfo& device,
                                        bool recompile) {
-  GEMMTUNE_RETURN_IF_ERROR(nvrtc_can_implement(problem, config, device));
+  GEMMTUNE_RETURN_IF_ERROR(mma_can_implement(problem, config, device));
   auto artifact = obtain_cubin(gemm_mma_source(), gemm_mma_options(problem, config, device.arch()), recompile);
   if (!artifact.is_ok()) {
     return Status(artifact.status().code(), "compiling " + with_fault_defaults(config).to_string() + " for " +
@@ -181,6 +181,6 @@ Result<CubinArtifact> compile_gemm_mma(const Problem& problem, const KernelConfi
   return artifact;
 }
 
-std::unique_ptr<Backend> make_nvrtc_backend(const CudaInfo& device) { return std::make_unique<NvrtcBackend>(device); }
+std::unique_ptr<Backend> make_mma_backend(const CudaInfo& device) { return std::make_unique<MmaBackend>(device); }
 
 }  // namespace gemmtune::cuda

@@ -1,4 +1,4 @@
-#include "nvrtc_config_space.h"
+#include "mma_config_space.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -66,22 +66,22 @@ std::optional<KernelConfig> scaled(const KernelConfig& entry, const Problem& p) 
   // A slice needs at least one k-tile of its own.
   const std::int64_t k_tiles = (p.k() + c.block_k - 1) / c.block_k;
   c.split_k = int(std::clamp<std::int64_t>(std::min<std::int64_t>(entry.split_k, k_tiles), 1, 1 << 16));
-  c.group_m = kNvrtcGroupM;
+  c.group_m = kMmaGroupM;
   return c;
 }
 
-const std::vector<NvrtcListEntry>& list_for(const Problem& p) {
-  if (p.a_type() == DType::s8) return nvrtc_int8_list();
-  if (p.a_type() == DType::f32) return nvrtc_tf32_list();
-  return nvrtc_default_list();
+const std::vector<MmaListEntry>& list_for(const Problem& p) {
+  if (p.a_type() == DType::s8) return mma_int8_list();
+  if (p.a_type() == DType::f32) return mma_tf32_list();
+  return mma_default_list();
 }
 
 }  // namespace
 
-const std::vector<NvrtcListEntry>& nvrtc_default_list() {
+const std::vector<MmaListEntry>& mma_default_list() {
   // Inductor's mm_configs adapted to this template: square tiles for large shapes, wide and
   // short tiles with deep k for skinny m. {block_m, block_n, block_k, stages, warps}
-  static const std::vector<NvrtcListEntry> list = {
+  static const std::vector<MmaListEntry> list = {
       {64, 64, 32, 2, 4},   {128, 128, 32, 2, 8}, {128, 64, 32, 2, 4}, {64, 128, 32, 2, 4},
       {128, 256, 32, 2, 8}, {256, 128, 32, 2, 8}, {128, 128, 64, 2, 8}, {64, 64, 64, 2, 4},
       {32, 64, 64, 2, 4},   {16, 64, 64, 2, 4},   {32, 32, 128, 2, 2}, {64, 32, 32, 1, 2},
@@ -89,26 +89,26 @@ const std::vector<NvrtcListEntry>& nvrtc_default_list() {
   return list;
 }
 
-const std::vector<NvrtcListEntry>& nvrtc_int8_list() {
+const std::vector<MmaListEntry>& mma_int8_list() {
   // One mma.sync consumes 32 k of s8, so k tiles are deeper than for f16 (Inductor's
   // int8_mm_configs use block_k 64 and 128 likewise).
-  static const std::vector<NvrtcListEntry> list = {
+  static const std::vector<MmaListEntry> list = {
       {64, 64, 64, 2, 4},   {128, 128, 64, 2, 8}, {128, 64, 64, 2, 4},  {64, 128, 64, 2, 4},
       {128, 128, 128, 2, 8}, {64, 64, 128, 2, 4}, {32, 64, 128, 2, 4}, {16, 64, 128, 2, 4},
   };
   return list;
 }
 
-const std::vector<NvrtcListEntry>& nvrtc_tf32_list() {
+const std::vector<MmaListEntry>& mma_tf32_list() {
   // f32 tiles take twice the shared memory of f16 ones for the same k, so k stays at 16-32.
-  static const std::vector<NvrtcListEntry> list = {
+  static const std::vector<MmaListEntry> list = {
       {64, 64, 32, 2, 4},  {128, 128, 32, 2, 8}, {128, 64, 32, 2, 4}, {64, 128, 32, 2, 4},
       {128, 128, 16, 2, 8}, {64, 64, 16, 2, 4},  {32, 64, 32, 2, 4},  {16, 64, 32, 2, 4},
   };
   return list;
 }
 
-KernelConfig nvrtc_list_config(const NvrtcListEntry& e, int split_k) {
+KernelConfig mma_list_config(const MmaListEntry& e, int split_k) {
   KernelConfig c;
   c.block_m = e.block_m;
   c.block_n = e.block_n;
@@ -119,18 +119,18 @@ KernelConfig nvrtc_list_config(const NvrtcListEntry& e, int split_k) {
   return c;
 }
 
-std::vector<KernelConfig> nvrtc_exhaustive_entries() {
+std::vector<KernelConfig> mma_exhaustive_entries() {
   std::vector<KernelConfig> entries;
   for (int bm : {16, 32, 64, 128, 256})
     for (int bn : {32, 64, 128, 256})
       for (int bk : {32, 64, 128})
         for (int stages : {1, 2})
           for (int warps : {2, 4, 8})
-            for (int split_k : {1, 2, 4, 8}) entries.push_back(nvrtc_list_config({bm, bn, bk, stages, warps}, split_k));
+            for (int split_k : {1, 2, 4, 8}) entries.push_back(mma_list_config({bm, bn, bk, stages, warps}, split_k));
   return entries;
 }
 
-bool is_fault_algo(std::int32_t algo) { return algo == kFaultIllegalAddress || algo == kFaultSpin; }
+bool is_fault_kernel(std::int32_t kernel) { return kernel == kFaultIllegalAddress || kernel == kFaultSpin; }
 
 bool fault_configs_allowed() {
   const char* flag = std::getenv("GEMMTUNE_ALLOW_FAULT_CONFIGS");
@@ -138,10 +138,10 @@ bool fault_configs_allowed() {
 }
 
 KernelConfig with_fault_defaults(const KernelConfig& config) {
-  if (!is_fault_algo(config.algo) || config.block_m != 0) return config;
-  KernelConfig c = nvrtc_list_config({64, 64, 32, 1, 4}, 1);
-  c.group_m = kNvrtcGroupM;
-  c.algo = config.algo;
+  if (!is_fault_kernel(config.kernel) || config.block_m != 0) return config;
+  KernelConfig c = mma_list_config({64, 64, 32, 1, 4}, 1);
+  c.group_m = kMmaGroupM;
+  c.kernel = config.kernel;
   return c;
 }
 
@@ -172,18 +172,18 @@ std::optional<WarpLayout> warp_layout(int block_m, int block_n, int warps) {
   return best;
 }
 
-std::int64_t nvrtc_shared_memory_bytes(const KernelConfig& c, const Problem& p) {
+std::int64_t mma_shared_memory_bytes(const KernelConfig& c, const Problem& p) {
   // Tiles are stored as 32-bit words with 4 words of padding per row (see gemm_mma.cuh).
   const std::int64_t row_words = c.block_k / elements_per_word(p.a_type()) + 4;
   return std::int64_t(buffers(c)) * (c.block_m + c.block_n) * row_words * 4;
 }
 
-std::int64_t nvrtc_workspace_bytes(const KernelConfig& c, const Problem& p) {
+std::int64_t mma_workspace_bytes(const KernelConfig& c, const Problem& p) {
   if (c.split_k <= 1) return 0;
   return std::int64_t(c.split_k) * p.m() * p.n() * 4;  // f32 or s32 partial sums
 }
 
-Status check_nvrtc_problem(const Problem& p) {
+Status check_mma_problem(const Problem& p) {
   switch (p.a_type()) {
     case DType::f16:
     case DType::bf16:
@@ -197,8 +197,11 @@ Status check_nvrtc_problem(const Problem& p) {
   }
 }
 
-Status check_nvrtc_config_shape(const KernelConfig& c, const Problem& p) {
-  if (c.algo != 0 && !is_fault_algo(c.algo)) return unsupported("algo " + text(c.algo) + " is not a cuda template variant");
+Status check_mma_config_shape(const KernelConfig& c, const Problem& p) {
+  if (c.rank != 0) return invalid_argument("rank is cuBLASLt's field; the mma backend has none");
+  if (c.kernel != 0 && !is_fault_kernel(c.kernel)) {
+    return unsupported("kernel " + std::string(kernel_name(c.kernel)) + " is not an mma template kernel");
+  }
   if (c.micro_m != 0 || c.micro_n != 0 || c.threads != 0 || c.isa != 0) {
     return invalid_argument("micro_m, micro_n, threads and isa are CPU fields; the cuda backend takes none");
   }
@@ -221,7 +224,7 @@ Status check_nvrtc_config_shape(const KernelConfig& c, const Problem& p) {
   return Status::ok();
 }
 
-Status check_nvrtc_limits(const KernelConfig& c, const Problem& p, const CudaInfo& device) {
+Status check_mma_limits(const KernelConfig& c, const Problem& p, const CudaInfo& device) {
   // mma.sync with bf16, tf32 and the m16n8k32 s8 shape arrived with Ampere.
   if (device.cc_major < 8) {
     return unsupported("the mma.sync shapes of this template need compute capability 8.0+ (device has " +
@@ -233,7 +236,7 @@ Status check_nvrtc_limits(const KernelConfig& c, const Problem& p, const CudaInf
                        " per block");
   }
   // A block asks for all its shared memory at launch; past the opt-in limit it cannot start.
-  const std::int64_t smem = nvrtc_shared_memory_bytes(c, p);
+  const std::int64_t smem = mma_shared_memory_bytes(c, p);
   if (smem > device.shared_memory_per_block_optin) {
     return unsupported("needs " + text(smem) + " bytes of shared memory, the device allows " +
                        text(device.shared_memory_per_block_optin) + " per block");
@@ -256,32 +259,32 @@ Status check_nvrtc_limits(const KernelConfig& c, const Problem& p, const CudaInf
   return Status::ok();
 }
 
-std::vector<KernelConfig> nvrtc_configs(const Problem& p, SearchSpace space, const CudaInfo& device) {
-  if (!check_nvrtc_problem(p).is_ok()) return {};
+std::vector<KernelConfig> mma_configs(const Problem& p, SearchSpace space, const CudaInfo& device) {
+  if (!check_mma_problem(p).is_ok()) return {};
   std::vector<KernelConfig> entries;
   if (space == SearchSpace::exhaustive) {
-    entries = nvrtc_exhaustive_entries();
+    entries = mma_exhaustive_entries();
   } else {
     const auto& list = list_for(p);
-    for (const NvrtcListEntry& e : list) entries.push_back(nvrtc_list_config(e, 1));
+    for (const MmaListEntry& e : list) entries.push_back(mma_list_config(e, 1));
     if (p.m() <= kSkinnyMaxM && p.k() >= kSkinnyMinK) {
-      for (const NvrtcListEntry& e : list) {
-        if (e.block_m <= kSkinnyMaxM) entries.push_back(nvrtc_list_config(e, 4));
+      for (const MmaListEntry& e : list) {
+        if (e.block_m <= kSkinnyMaxM) entries.push_back(mma_list_config(e, 4));
       }
       // The narrowest tile gets the other split factors: it makes the most blocks per slice.
-      auto narrowest = std::min_element(list.begin(), list.end(), [](const NvrtcListEntry& a, const NvrtcListEntry& b) {
+      auto narrowest = std::min_element(list.begin(), list.end(), [](const MmaListEntry& a, const MmaListEntry& b) {
         return a.block_m < b.block_m;
       });
-      for (int split_k : {2, 8}) entries.push_back(nvrtc_list_config(*narrowest, split_k));
+      for (int split_k : {2, 8}) entries.push_back(mma_list_config(*narrowest, split_k));
     }
   }
   std::vector<KernelConfig> configs;
   for (const KernelConfig& entry : entries) {
     std::optional<KernelConfig> c = scaled(entry, p);
-    if (!c || !check_nvrtc_config_shape(*c, p).is_ok() || !check_nvrtc_limits(*c, p, device).is_ok()) continue;
+    if (!c || !check_mma_config_shape(*c, p).is_ok() || !check_mma_limits(*c, p, device).is_ok()) continue;
     configs.push_back(*c);
   }
-  return dedup_and_cap(configs, space == SearchSpace::exhaustive ? kNvrtcExhaustiveCap : kNvrtcDefaultCap);
+  return dedup_and_cap(configs, space == SearchSpace::exhaustive ? kMmaExhaustiveCap : kMmaDefaultCap);
 }
 
 }  // namespace gemmtune::cuda
