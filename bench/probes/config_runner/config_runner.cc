@@ -9,15 +9,17 @@
 //   PROBE_LAUNCHES=1 compute-sanitizer --tool racecheck build-gpu/bin/config_runner skinny ...
 //
 //   config_runner FAMILY M N K DTYPE LAYOUT "CONFIG" ["CONFIG" ...]
-//     FAMILY   skinny | wgmma | cublaslt: the family of every CONFIG without a prefix
+//     FAMILY   skinny | wgmma | cublaslt | cutlass (with GEMMTUNE_CUTLASS_DIR): the family of
+//              every CONFIG without a prefix
 //     CONFIG   as the tuner prints it: "bm=32 bn=16 bk=64 stages=2 warps=8 kw=8 splitk=1", or
 //              prefixed with another family, so that families are timed in the same rounds:
-//              "cublaslt:algo=1" (cuBLASLt's first heuristic pick, the peer of the bench)
+//              "cublaslt:rank=1" (cuBLASLt's first heuristic pick, the peer of the bench)
 //
 // Each config is timed in interleaved rounds (CUDA events around 200 back-to-back calls, the
 // operands rotated over copies that together exceed the L2 twice); the median round is printed
 // as µs, TB/s of A + B + C and TFLOP/s. With PROBE_LAUNCHES=N each config only runs N times,
-// untimed: under `ncu --launch-skip` one launch of each config is profiled.
+// untimed: under `ncu --launch-skip` one launch of each config is profiled. PROBE_ROUNDS=N
+// times N rounds instead of 15.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -65,7 +67,7 @@ void fill_random(std::vector<unsigned char>& bytes, DType type, unsigned seed) {
 
 int main(int argc, char** argv) {
   if (argc < 8) {
-    std::fprintf(stderr, "usage: config_runner skinny|wgmma M N K DTYPE LAYOUT CONFIG [CONFIG...]\n");
+    std::fprintf(stderr, "usage: config_runner skinny|wgmma|cutlass M N K DTYPE LAYOUT CONFIG [CONFIG...]\n");
     return 2;
   }
   const std::string family = argv[1];
@@ -84,13 +86,21 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s\n", device.status().message().c_str());
     return 1;
   }
-  std::unique_ptr<Backend> backends[] = {cuda::make_skinny_backend(device->cuda),
-                                          cuda::make_wgmma_backend(device->cuda),
-                                          cuda::make_cublaslt_backend(device->cuda)};
+  std::vector<std::unique_ptr<Backend>> backends;
+  backends.push_back(cuda::make_skinny_backend(device->cuda));
+  backends.push_back(cuda::make_wgmma_backend(device->cuda));
+  backends.push_back(cuda::make_cublaslt_backend(device->cuda));
+  // CUTLASS only where it is located (GEMMTUNE_CUTLASS_DIR); otherwise asking for it says why.
+  auto cutlass = cuda::make_cutlass_backend(device->cuda);
+  if (cutlass.is_ok()) backends.push_back(std::move(*cutlass));
   auto backend_named = [&](const std::string& name) -> Backend* {
     for (auto& backend : backends)
       if (backend->name() == name) return backend.get();
-    std::fprintf(stderr, "unknown family %s (skinny | wgmma | cublaslt)\n", name.c_str());
+    if (name == "cutlass" && !cutlass.is_ok()) {
+      std::fprintf(stderr, "no cutlass family: %s\n", cutlass.status().message().c_str());
+    } else {
+      std::fprintf(stderr, "unknown family %s (skinny | wgmma | cublaslt | cutlass)\n", name.c_str());
+    }
     std::exit(2);
   };
   backend_named(family);
@@ -154,7 +164,10 @@ int main(int argc, char** argv) {
     return 0;
   }
 
-  constexpr int kCalls = 200, kRounds = 15;
+  // PROBE_ROUNDS lengthens a run, so that a clock and power trace (power.sh) sees the kernel
+  // at a steady state.
+  const int kCalls = 200;
+  const int kRounds = std::getenv("PROBE_ROUNDS") ? std::max(1, std::atoi(std::getenv("PROBE_ROUNDS"))) : 15;
   cudaEvent_t start, stop;
   CHECK_CUDA(cudaEventCreate(&start));
   CHECK_CUDA(cudaEventCreate(&stop));
