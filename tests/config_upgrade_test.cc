@@ -46,6 +46,19 @@ TEST(ConfigUpgrade, TheOtherBackendsVariantsBecomeTheirKernelsOrTheRank) {
   EXPECT_EQ(upgrade_config_text("cpu", "thr=1 algo=0"), "thr=1");
 }
 
+TEST(ConfigUpgrade, EachFamilysMainKernelCanBeNamedAndIsNotPrinted) {
+  int checked = 0;
+  for (const char* name : {"main", "mma", "packed", "primitive", "once"}) {
+    auto c = KernelConfig::parse(std::string("thr=1 kernel=") + name);
+    ASSERT_TRUE(c.is_ok()) << name << ": " << c.status().message();
+    EXPECT_EQ(c->kernel, kKernelMain) << name;
+    EXPECT_EQ(c->to_string(), "thr=1") << name;
+    ++checked;
+  }
+  EXPECT_FALSE(KernelConfig::parse("kernel=wgmma").is_ok());
+  EXPECT_EQ(checked, 5);
+}
+
 TEST(ConfigUpgrade, AnOldValueThatMeantNothingStillFailsToParseNamingIt) {
   for (const auto& [backend, text] : {std::pair{"cpu", "algo=42"}, {"onednn", "algo=7"}, {"cpu", "algo=x"}}) {
     const std::string kept = upgrade_config_text(backend, text);

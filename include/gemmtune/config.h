@@ -102,7 +102,9 @@ std::string_view grid_name(std::int32_t grid);          // "balanced", "fill"
 // KernelConfig::kernel values: one list for every family, so that a name means one kernel
 // wherever it appears ("kernel=stream"). 0 is each family's main kernel: the skinny family's
 // tensor-core kernel, the cpu backend's packed kernel, oneDNN's matmul primitive, libxsmm's
-// kernel looked up once. The cpu kernels are described in src/backends/cpu/cpu_kernels.h.
+// kernel looked up once; it is not printed, and parse() reads it by any of those names
+// ("kernel=mma", "kernel=packed", "primitive", "once", "main"). The cpu kernels are described
+// in src/backends/cpu/cpu_kernels.h.
 inline constexpr std::int32_t kKernelMain = 0;
 inline constexpr std::int32_t kKernelMma = kKernelMain;     // skinny: tensor cores
 inline constexpr std::int32_t kKernelGemv = 1;              // skinny: CUDA-core dots for m ≤ 8

@@ -13,6 +13,14 @@ constexpr std::array<std::string_view, 5> kIsaNames{"generic", "avx2", "avx512",
 constexpr std::array<std::string_view, 14> kKernelNames{
     "main", "gemv", "rows", "dot", "columns", "tile", "stream", "axpy", "pairs", "rows_dots",
     "sgemm", "per_call", "fault_address", "fault_spin"};
+// Other names parse() reads for a value: each family's own name for its main kernel (0, never
+// printed), so that "kernel=mma" or "kernel=packed" says which one is meant.
+struct ValueAlias {
+  std::string_view name;
+  std::int32_t value;
+};
+constexpr std::array<ValueAlias, 4> kKernelAliases{
+    {{"mma", kKernelMma}, {"packed", kKernelPacked}, {"primitive", kKernelMain}, {"once", kKernelMain}}};
 constexpr std::array<std::string_view, 3> kASourceNames{"smem", "l1", "group"};
 constexpr std::array<std::string_view, 2> kGridNames{"balanced", "fill"};
 
@@ -23,6 +31,7 @@ struct Field {
   std::string_view name;
   std::int32_t KernelConfig::*member;
   std::span<const std::string_view> value_names = {};
+  std::span<const ValueAlias> aliases = {};
 };
 
 std::string_view name_of_value(std::span<const std::string_view> names, std::int32_t value) {
@@ -39,7 +48,7 @@ constexpr std::array kFields{
     Field{"swap", &KernelConfig::swap_ab},   Field{"pp", &KernelConfig::pingpong},
     Field{"mm", &KernelConfig::micro_m},     Field{"mn", &KernelConfig::micro_n},
     Field{"thr", &KernelConfig::threads},    Field{"isa", &KernelConfig::isa, kIsaNames},
-    Field{"rank", &KernelConfig::rank},      Field{"kernel", &KernelConfig::kernel, kKernelNames},
+    Field{"rank", &KernelConfig::rank},      Field{"kernel", &KernelConfig::kernel, kKernelNames, kKernelAliases},
     Field{"a", &KernelConfig::a_source, kASourceNames}, Field{"grid", &KernelConfig::grid, kGridNames},
 };
 
@@ -109,6 +118,9 @@ Result<KernelConfig> KernelConfig::parse(std::string_view text) {
     if (!field->value_names.empty()) {
       for (std::size_t i = 0; i < field->value_names.size(); ++i) {
         if (field->value_names[i] == value_text) value = std::int32_t(i);
+      }
+      for (const ValueAlias& alias : field->aliases) {
+        if (alias.name == value_text) value = alias.value;
       }
     } else {
       auto [ptr, ec] = std::from_chars(value_text.data(), value_text.data() + value_text.size(), value);
