@@ -1,34 +1,54 @@
-// upgrade_config_text (gemmtune/config.h): configs stored before `algo` was split into the named
-// `kernel` field and cuBLASLt's `rank`.
+// upgrade_config_text (gemmtune/config.h) and legacy_algo_number (config_upgrade.h): configs
+// stored before `algo` was split into the named `kernel` field and cuBLASLt's `rank`.
 #include <charconv>
 #include <string>
 
-#include "gemmtune/config.h"
+#include "config_upgrade.h"
 
 namespace gemmtune {
 namespace {
 
+// What an old `algo` number named in the families where it named a kernel; everywhere else (0
+// aside, each family's main kernel) it was cuBLASLt's rank or a plain variant number, today's
+// `rank`. One table for both directions: upgrade_config_text and legacy_algo_number.
+struct LegacyKernel {
+  std::string_view backend;
+  std::int32_t old_number;
+  std::int32_t kernel;
+};
+constexpr LegacyKernel kLegacyKernels[] = {
+    {"cpu", 1, kKernelRows},          {"cpu", 2, kKernelDot},         {"cpu", 3, kKernelColumns},
+    {"cpu", 4, kKernelTile},          {"cpu", 5, kKernelStream},      {"cpu", 6, kKernelAxpy},
+    {"cpu", 7, kKernelPairs},         {"cpu", 8, kKernelRowsDots},    {"onednn", 1, kKernelSgemm},
+    {"libxsmm", 1, kKernelPerCall},   {"mma", 9001, kKernelFaultAddress}, {"mma", 9002, kKernelFaultSpin},
+    {"cuda", 9001, kKernelFaultAddress}, {"cuda", 9002, kKernelFaultSpin},  // the mma family's old name
+};
+
+bool names_kernels(std::string_view backend) {
+  for (const LegacyKernel& row : kLegacyKernels) {
+    if (row.backend == backend) return true;
+  }
+  return false;
+}
+
 // The field that `algo=value` of `backend` became, as "name=value", "" where it was the default
-// (0: the family's main kernel), or nullopt-like "?" where the old value meant nothing.
+// (0: the family's main kernel), or "?" where the old value meant nothing.
 std::string upgraded_item(std::string_view backend, std::int32_t value) {
-  auto kernel = [](std::int32_t k) { return "kernel=" + std::string(kernel_name(k)); };
-  if (backend == "cpu") {
-    // Old 0 packed, 1 rows, 2 dot, 3 columns, 4 tile, 5 stream, 6 axpy, 7 pairs, 8 rows-dots:
-    // today's values one past them (gemv took 1).
-    if (value == 0) return "";
-    if (value >= 1 && value <= 8) return kernel(value + 1);
-    return "?";
+  if (value == 0) return "";
+  for (const LegacyKernel& row : kLegacyKernels) {
+    if (row.backend == backend && row.old_number == value) return "kernel=" + std::string(kernel_name(row.kernel));
   }
-  if (backend == "onednn") return value == 0 ? "" : value == 1 ? kernel(kKernelSgemm) : "?";
-  if (backend == "libxsmm") return value == 0 ? "" : value == 1 ? kernel(kKernelPerCall) : "?";
-  if (backend == "mma" || backend == "cuda") {
-    return value == 0 ? "" : value == 9001 ? kernel(kKernelFaultAddress) : value == 9002 ? kernel(kKernelFaultSpin) : "?";
-  }
-  // cuBLASLt, and any other backend: a plain variant number, today's rank.
-  return value == 0 ? "" : "rank=" + std::to_string(value);
+  return names_kernels(backend) ? "?" : "rank=" + std::to_string(value);
 }
 
 }  // namespace
+
+std::int32_t legacy_algo_number(std::string_view backend, const KernelConfig& config) {
+  for (const LegacyKernel& row : kLegacyKernels) {
+    if (row.backend == backend && row.kernel == config.kernel) return row.old_number;
+  }
+  return config.rank;
+}
 
 std::string upgrade_config_text(std::string_view backend, std::string_view text) {
   std::string out;

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "../core/config_upgrade.h"
 #include "gemmtune/dtype.h"
 
 namespace gemmtune {
@@ -92,13 +93,7 @@ void append_features(const Problem& p, std::string_view backend, const KernelCon
 bool is_legacy_feature(std::string_view name) { return name == "cfg_algo"; }
 
 float legacy_feature(std::string_view name, std::string_view backend, const KernelConfig& config) {
-  if (name != "cfg_algo") return 0;
-  // The inverse of upgrade_config_text (core/config_upgrade.cc).
-  if (backend == "cpu") return config.kernel == kKernelPacked ? 0.0f : float(config.kernel - 1);
-  if (config.kernel == kKernelSgemm || config.kernel == kKernelPerCall) return 1;
-  if (config.kernel == kKernelFaultAddress) return 9001;
-  if (config.kernel == kKernelFaultSpin) return 9002;
-  return float(config.rank);
+  return name == "cfg_algo" ? float(legacy_algo_number(backend, config)) : 0.0f;
 }
 
 std::string problem_kind(const ProblemKey& key) {
