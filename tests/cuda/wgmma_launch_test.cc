@@ -153,14 +153,13 @@ TEST(WgmmaLaunch, MidMSwappedTilesSplittingMEvenlyMatchTheReference) {
   EXPECT_EQ(tall, 2);
 }
 
-// The wave-fitted widths (wgmma_config_space.cc: 128×224, 256×112, 128×96, 128×144) are not whole 128-byte chunks
-// of C: the TMA-store epilogue writes the chunks and direct stores the rest of each row. Every
-// output width (16-bit, f32, s32), beta 0 (TMA) and not (direct stores only), n past the last
-// whole tile.
-TEST(WgmmaLaunch, WaveFittedWidthsStoreTheirLastColumnsDirectly) {
+// The wave-fitted widths (wgmma_config_space.cc: 128×224, 256×112, 128×96, 128×144) are not whole
+// 128-byte chunks of C: the TMA-store epilogue writes the chunks through one map and the rest of
+// each row through the tail map (16-bit C: 32, 48, 32 and 16 columns; f32 and s32: 16 of 112 and
+// 144, none of 224 and 96). Every output width (16-bit, f32, s32), beta 0 (TMA) and not (direct
+// stores only), n past the last whole tile.
+TEST(WgmmaLaunch, WaveFittedWidthsStoreTheirLastColumnsThroughTheTailMap) {
   SKIP_WITHOUT_HOPPER();
-  // 224 and 112: fitted to a last partial wave; 96 and 144: to one wave (for 16-bit C the
-  // TMA store writes 64 of 96's columns and 128 of 144's, direct stores the rest).
   std::vector<KernelConfig> configs;
   for (const WgmmaListEntry& e : {WgmmaListEntry{128, 224, 4, 2, false, 1, 1, false},
                                   WgmmaListEntry{256, 112, 4, 2, false, 1, 1, false},

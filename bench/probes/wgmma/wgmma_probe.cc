@@ -373,7 +373,7 @@ void compile_all(const std::vector<WgmmaInstance>& instances, bool load) {
 // Launches one GEMM of the mapped problem; false (with why) when the operands cannot be mapped.
 bool launch(const Mapping& map, void* c, long long ldc, float alpha, float beta, long long k, cudaStream_t stream,
             std::string* why = nullptr) {
-  CUtensorMap ma, mb, mc;
+  CUtensorMap ma, mb, mc, mc_tail;
   std::string err = gemmtune::cuda::encode_wgmma_operand_map(map.a, &ma);
   if (err.empty()) err = gemmtune::cuda::encode_wgmma_operand_map(map.b, &mb);
   if (!err.empty()) {
@@ -381,8 +381,11 @@ bool launch(const Mapping& map, void* c, long long ldc, float alpha, float beta,
     return false;
   }
   std::memset(&mc, 0, sizeof mc);
+  std::memset(&mc_tail, 0, sizeof mc_tail);
   int c_tma = map.instance.c_tma && beta == 0 &&
-              gemmtune::cuda::encode_wgmma_output_map(c, map.instance.out_code, map.m, map.n, ldc, &mc).empty();
+              gemmtune::cuda::encode_wgmma_output_maps(c, map.instance.out_code, map.m, map.n, ldc, map.instance.block_n,
+                                                       &mc, &mc_tail)
+                  .empty();
   const Module& mod = g_modules.at(instance_key(map.instance));
   const WgmmaInstance& w = map.instance;
   const long long units = gemmtune::cuda::wgmma_cluster_tiles(w, map.m, map.n) * w.split_k;
@@ -406,7 +409,7 @@ bool launch(const Mapping& map, void* c, long long ldc, float alpha, float beta,
     counters = static_cast<char*>(workspace) + partial;
   }
   int early = 0;  // plain launch: nothing loads before a wait
-  void* params[] = {&ma, &mb, &mc, &c, &m, &n, &k, &ldc, &alpha, &beta, &c_tma, &workspace, &counters, &early};
+  void* params[] = {&ma, &mb, &mc, &mc_tail, &c, &m, &n, &k, &ldc, &alpha, &beta, &c_tma, &workspace, &counters, &early};
   CHECK_CU(cuLaunchKernel(mod.fn, grid, 1, 1, unsigned(w.threads()), 1, 1, unsigned(mod.shared),
                           (CUstream)stream, params, nullptr));
   return true;
@@ -641,7 +644,8 @@ int run_check() {
                                        parse_config("64.64.8.1.1.1"), parse_config("64.256.4.2.1.1.pp"),
                                        parse_config("128.128.5.2.2.1.pp"), parse_config("128.256.4.2.1.1.direct"),
                                        parse_config("128.256.4.2.2.1.d0"), parse_config("128.128.6.2.1.1.k3"),
-                                       parse_config("128.128.6.2.1.1.pp.k2")};
+                                       parse_config("128.128.6.2.1.1.pp.k2"), parse_config("128.224.4.2.1.1"),
+                                       parse_config("256.112.4.2.1.1")};
   const std::vector<std::vector<long long>> shapes = {
       {256, 256, 128}, {129, 257, 100}, {1, 200, 72}, {300, 520, 4100}, {640, 384, 64}, {17, 1000, 513}, {2048, 2048, 192}};
   const std::vector<std::pair<Type, Type>> types = {

@@ -25,8 +25,8 @@ struct OperandMaps {
   const void* a = nullptr;
   const void* b = nullptr;
   void* c = nullptr;
-  CUtensorMap map_a{}, map_b{}, map_c{};
-  int c_tma = 0;  // whether map_c holds C (beta == 0 and C is TMA-addressable)
+  CUtensorMap map_a{}, map_b{}, map_c{}, map_c_tail{};
+  int c_tma = 0;  // whether map_c and map_c_tail hold C (beta == 0 and C is TMA-addressable)
 };
 
 class WgmmaKernel final : public JitKernel {
@@ -90,8 +90,8 @@ class WgmmaKernel final : public JitKernel {
     void* workspace = scratch_.data();
     void* counters = workspace != nullptr ? static_cast<char*>(workspace) + partial_bytes_ : nullptr;
     void* params[] = {const_cast<CUtensorMap*>(&maps->map_a), const_cast<CUtensorMap*>(&maps->map_b),
-                      const_cast<CUtensorMap*>(&maps->map_c), &c, &m, &n, &k, &ldc, &alpha, &beta, &c_tma,
-                      &workspace, &counters, &early};
+                      const_cast<CUtensorMap*>(&maps->map_c), const_cast<CUtensorMap*>(&maps->map_c_tail),
+                      &c, &m, &n, &k, &ldc, &alpha, &beta, &c_tma, &workspace, &counters, &early};
     std::unique_lock<std::mutex> turn;
     if (workspace != nullptr) {
       GEMMTUNE_ASSIGN_OR_RETURN(turn, scratch_.begin(args.stream));
@@ -122,8 +122,8 @@ class WgmmaKernel final : public JitKernel {
       if (!why.empty()) return unsupported(std::string("wgmma kernel cannot load operand ") + name + ": " + why);
     }
     out.c_tma = mapping_.instance.c_tma && problem_.beta() == 0.0 &&
-                encode_wgmma_output_map(args.c, mapping_.instance.out_code, mapping_.m, mapping_.n, problem_.ldc(),
-                                        &out.map_c)
+                encode_wgmma_output_maps(args.c, mapping_.instance.out_code, mapping_.m, mapping_.n, problem_.ldc(),
+                                         mapping_.instance.block_n, &out.map_c, &out.map_c_tail)
                     .empty();
     return Status::ok();
   }

@@ -28,8 +28,8 @@ struct WgmmaInstance {
   // Hybrid data-parallel + stream-K (kernels/wgmma_stream_k.cuh): the tiles past the last full
   // wave are shared out by k-block among all the clusters. Exclusive with split_k > 1.
   bool stream_k = false;
-  // The epilogue may stage C in shared memory and store it with TMA (row-major C', block_n
-  // whole 128-byte chunks); the kernel still falls back to direct stores when beta != 0.
+  // The epilogue may stage C in shared memory and store it with TMA (row-major C', block_n at
+  // least one 128-byte chunk); the kernel still falls back to direct stores when beta != 0.
   bool c_tma = false;
 
   int threads() const { return 128 * (consumers + 1); }
@@ -53,8 +53,8 @@ struct WgmmaInstance {
   }
   int cluster_size() const { return cluster_m * cluster_n; }
   int output_bytes() const { return out_code == 1 || out_code == 2 ? 2 : 4; }
-  // Whether the TMA-store epilogue can serve this instance: it stores whole 128-byte chunks of
-  // columns, and the direct stores write what is left of a wider tile.
+  // Whether the TMA-store epilogue can serve this instance: it stores 128-byte chunks of
+  // columns, and a wider tile's last columns through a second map of their width.
   bool c_tma_possible() const { return !c_transposed && block_n >= 128 / output_bytes(); }
   // Dynamic shared memory: the stage ring, two 8 KB C staging buffers per consumer with the
   // TMA-store epilogue, the barriers (two a stage, two for the ping-pong turns), the flags of

@@ -92,8 +92,8 @@ std::string wgmma_output_map_limits(int out_code, std::int64_t m, std::int64_t n
   return "";
 }
 
-std::string encode_wgmma_output_map(void* data, int out_code, std::int64_t m, std::int64_t n, std::int64_t ld,
-                                    CUtensorMap* map) {
+std::string encode_wgmma_output_maps(void* data, int out_code, std::int64_t m, std::int64_t n, std::int64_t ld,
+                                     int block_n, CUtensorMap* chunks, CUtensorMap* tail) {
   const std::int64_t bytes = out_code == 1 || out_code == 2 ? 2 : 4;
   if (std::string why = wgmma_output_map_limits(out_code, m, n, ld); !why.empty()) return why;
   if (reinterpret_cast<std::uintptr_t>(data) % kTmaAlignment != 0) return "C is not 16-byte aligned";
@@ -105,12 +105,24 @@ std::string encode_wgmma_output_map(void* data, int out_code, std::int64_t m, st
                                                    : CU_TENSOR_MAP_DATA_TYPE_INT32;
   const cuuint64_t dims[2] = {cuuint64_t(std::max<std::int64_t>(n, 1)), cuuint64_t(std::max<std::int64_t>(m, 1))};
   const cuuint64_t strides[1] = {cuuint64_t(ld * bytes)};
-  const cuuint32_t box[2] = {cuuint32_t(128 / bytes), 64};
   const cuuint32_t element_strides[2] = {1, 1};
-  const CUresult result = encode(map, type, 2, data, dims, strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                                 CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_NONE,
-                                 CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (result != CUDA_SUCCESS) return "cuTensorMapEncodeTiled(C) failed (CUresult " + std::to_string(int(result)) + ")";
+  const auto encode_box = [&](cuuint32_t columns, CUtensorMapSwizzle swizzle, CUtensorMap* map) {
+    const cuuint32_t box[2] = {columns, 64};
+    return encode(map, type, 2, data, dims, strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
+                  CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  };
+  const cuuint32_t chunk_columns = cuuint32_t(128 / bytes);
+  if (encode_box(chunk_columns, CU_TENSOR_MAP_SWIZZLE_128B, chunks) != CUDA_SUCCESS) {
+    return "cuTensorMapEncodeTiled(C) failed";
+  }
+  // The tail's rows are a multiple of 16 bytes, as an unswizzled box needs: block_n is a
+  // multiple of 8 (wgmma's n step).
+  const cuuint32_t tail_columns = cuuint32_t(block_n) % chunk_columns;
+  if (tail_columns == 0) {
+    *tail = *chunks;
+  } else if (encode_box(tail_columns, CU_TENSOR_MAP_SWIZZLE_NONE, tail) != CUDA_SUCCESS) {
+    return "cuTensorMapEncodeTiled(C's tail columns) failed";
+  }
   return "";
 }
 

@@ -32,10 +32,12 @@ std::string encode_wgmma_operand_map(const WgmmaOperand& operand, CUtensorMap* m
 // address's alignment is only known at a call.
 std::string wgmma_output_map_limits(int out_code, std::int64_t m, std::int64_t n, std::int64_t ld);
 
-// The kernel's C' (row-major: m rows of n, ld between rows) for the TMA-store epilogue: boxes of
-// one m64 slice × 128 bytes of columns, 128B-swizzled. "" on success, else why C cannot be
-// mapped (the kernel then stores directly).
-std::string encode_wgmma_output_map(void* data, int out_code, std::int64_t m, std::int64_t n, std::int64_t ld,
-                                    CUtensorMap* map);
+// The kernel's C' (row-major: m rows of n, ld between rows) for the TMA-store epilogue, as two
+// maps: `chunks`, boxes of one m64 slice × 128 bytes of columns, 128B-swizzled; and `tail`,
+// boxes of the columns of a `block_n`-wide tile past its last whole chunk, unswizzled (a copy
+// of `chunks` where there are none). "" on success, else why C cannot be mapped (the kernel
+// then stores directly).
+std::string encode_wgmma_output_maps(void* data, int out_code, std::int64_t m, std::int64_t n, std::int64_t ld,
+                                     int block_n, CUtensorMap* chunks, CUtensorMap* tail);
 
 }  // namespace gemmtune::cuda
