@@ -237,6 +237,26 @@ TEST(CostModelShipped, TheZen3ModelStandsInForAnotherCpuOfItsClassWithOtherPeerB
   EXPECT_FALSE(stale.is_ok()) << "gemmtune's own kernels changed: no model stands in";
 }
 
+// The shipped GPU model, trained on the H200, stands in for an H100 (the same Hopper SM count
+// and class, another memory), as long as gemmtune's own GPU kernels are the ones it timed.
+TEST(CostModelShipped, TheH200ModelStandsInForAnH100OfItsClass) {
+  if (!CostModel::built_in()) SKIP_UNLESS_CI(CostModel::not_built_in_reason());
+  const std::string dir = std::string(GEMMTUNE_TEST_SOURCE_DIR) + "/data/models";
+  auto info = CostModel::read_info(dir + "/cuda-sm_90a-132sm.json");
+  ASSERT_TRUE(info.is_ok()) << info.status().message();
+  EXPECT_EQ(info->device.find("cuda|NVIDIA H200|"), 0u) << info->device;
+  const std::string h100 = "cuda|NVIDIA H100 80GB HBM3|sm90|132sms|drv13000|rt13000|nvrtc13.0";
+  std::map<std::string, std::string> versions = info->backend_versions;
+  setenv("GEMMTUNE_MODEL_DIR", dir.c_str(), 1);
+  auto found = find_cost_model(h100, versions, "cuda/sm_90a/132sm");
+  versions["wgmma"] = "gemm_wgmma-another";
+  auto stale = find_cost_model(h100, versions, "cuda/sm_90a/132sm");
+  unsetenv("GEMMTUNE_MODEL_DIR");
+  ASSERT_TRUE(found.is_ok()) << found.status().message();
+  EXPECT_EQ((*found)->info().device_class, "cuda/sm_90a/132sm");
+  EXPECT_FALSE(stale.is_ok()) << "the Hopper template changed: no model stands in";
+}
+
 // A config field added after a model was trained (the Hopper family's cluster, swap and
 // ping-pong fields came after the first H100 model) is a feature the model never split on: it
 // still loads, and predicts from the features it was trained on, looked up by name; a field

@@ -1,0 +1,1 @@
+export LD_LIBRARY_PATH=$PWD/build-gpu-kit/deps:/usr/local/cuda/lib64; mkdir -p $OUT/sweep; OUT=$OUT/sweep TRAIN_CONFIGS=40 HELDOUT_M="32 300 1000 3000" HELDOUT_CONFIGS=48 scripts/gpu-sweep --minutes 9
