@@ -148,104 +148,164 @@ Status check_cpu_limits(const KernelConfig& c, const Problem& p, const CpuInfo& 
 
 namespace {
 
-// Direct kernels for a small or skinny problem: the tiles no taller than the problem and no
-// wider than it needs, in the layouts each kernel reads.
+// ---- the direct kernel families, one row each ----
+//
+// A row is a family's kernel and the rule that offers its configs for a problem: none where
+// it cannot read the problem's layouts or where another family does better, else the tiles
+// no taller than the problem and no wider than it needs (every tile in the exhaustive space).
+// The rows are in the order their configs are offered, which the default space's cap keeps.
+// The packed family, offered for every problem, has named lists instead (packed_configs).
+
+// What a rule sees: the problem as the kernels see it, and add(), which keeps a config that
+// check_cpu_limits passes.
+struct Offer {
+  const Problem& p;
+  CpuGemmParams strides;
+  const CpuInfo& cpu;
+  int isa, lanes, threads;
+  bool exhaustive;
+  // Vectors of columns a row of the tile needs (a wider tile only multiplies zeros).
+  std::int64_t vectors;
+  std::vector<KernelConfig>* out;
+
+  void add(int kernel, int micro_m, int micro_n, int tile_isa = -1, int block_k = 0) const {
+    KernelConfig c;
+    c.kernel = kernel;
+    c.micro_m = micro_m;
+    c.micro_n = micro_n;
+    c.block_k = block_k;
+    c.threads = threads;
+    c.isa = tile_isa < 0 ? isa : tile_isa;
+    if (check_cpu_limits(c, p, cpu).is_ok()) out->push_back(c);
+  }
+  // The rows tiles of `kernel` that are `nv` vectors wide and no taller than the problem (every
+  // tile in the exhaustive space); the f32-only tiles too for f32.
+  void add_rows_tiles(int kernel, std::int64_t nv) const {
+    auto add_tile = [&](const MicroTile& t) {
+      if (exhaustive || (t.micro_nv == nv && t.micro_m <= std::max<std::int64_t>(p.m(), 1))) {
+        add(kernel, t.micro_m, t.micro_nv * lanes);
+      }
+    };
+    for (const MicroTile& t : kDirectTiles) add_tile(t);
+    if (takes_f32_rows_tiles(p.a_type(), p.c_type())) {
+      for (const MicroTile& t : kDirectF32Tiles) add_tile(t);
+    }
+  }
+};
+
+// Columns a 256-bit vector holds: the AVX2 tile's width, half a 512-bit vector.
+constexpr int kHalfLanes = vector_lanes(kIsaAvx2);
+
+// All of C as one tile, when it fits the register file and one thread. And C no wider than
+// half a 512-bit vector as the AVX2 tile, whose 256-bit multiply-adds Zen 4 issues at twice the
+// rate of 512-bit ones (which it splits in two) and no lane is padding.
+void offer_tile(const Offer& o) {
+  if (o.strides.b_cs != 1 || o.threads != 1) return;
+  if (o.p.n() <= o.vectors * o.lanes && o.p.m() <= kMaxTileRows[o.vectors]) {
+    o.add(kKernelTile, int(o.p.m()), int(o.vectors) * o.lanes);
+  }
+  if (o.isa >= kIsaAvx512 && o.p.n() <= kHalfLanes) o.add(kKernelTile, int(o.p.m()), kHalfLanes, kIsaAvx2);
+}
+
+// The same C with two steps of k side by side in each 512-bit vector: no lane is padding
+// and half the multiply-adds (A row-major: its pairs are adjacent).
+void offer_pairs(const Offer& o) {
+  if (o.strides.b_cs == 1 && o.strides.a_ks == 1 && o.threads == 1 && o.isa >= kIsaAvx512 && o.p.n() <= kHalfLanes &&
+      o.p.m() <= kMaxPairsRows) {
+    o.add(kKernelPairs, int(o.p.m()), kHalfLanes, kIsaAvx512);
+  }
+}
+
+// B row-major, read as vectors where it lies.
+void offer_rows(const Offer& o) {
+  if (o.strides.b_cs == 1) o.add_rows_tiles(kKernelRows, o.vectors);
+}
+
+// C a few columns past whole vectors (17 × 33), A row-major: the rows tiles of the whole
+// vectors, with dots for the last columns instead of a last vector of padding.
+void offer_rows_dots(const Offer& o) {
+  const std::int64_t tail = o.p.n() % o.lanes;
+  if (o.strides.b_cs == 1 && o.strides.a_ks == 1 && o.p.n() >= o.lanes && tail > 0 && tail <= max_dots_tail(o.lanes)) {
+    o.add_rows_tiles(kKernelRowsDots, std::min<std::int64_t>(4, o.p.n() / o.lanes));
+  }
+}
+
+// B too large for L2, contiguous along n, against a few rows: streamed in its own order.
+// Tiles up to the next power of two of m (rows past m are padding), each with shallow and
+// deep blocks (no deeper than k): which one wins turns on m, not on the tile.
+void offer_stream(const Offer& o) {
+  if (o.strides.b_cs != 1 || !(o.exhaustive || (o.p.m() <= kSkinny && !b_in_l2(o.p, o.cpu)))) return;
+#define GEMMTUNE_CPU_STREAM_CONFIG(mr, nv)                                                                  \
+  if (o.exhaustive || mr < 2 * std::max<std::int64_t>(o.p.m(), 1)) {                                        \
+    for (int depth : kStreamBlockDepths) {                                                                   \
+      o.add(kKernelStream, mr, nv * o.lanes, -1, scale_block_to_dim(depth, o.p.k(), kStreamBlockDepths[0])); \
+    }                                                                                                        \
+  }
+  GEMMTUNE_CPU_STREAM_TILES(GEMMTUNE_CPU_STREAM_CONFIG)
+#undef GEMMTUNE_CPU_STREAM_CONFIG
+}
+
+// The same B against 1-4 rows: added into rows of C in L1, each group of rows of A reading
+// B once (tiles up to the next power of two of m).
+void offer_axpy(const Offer& o) {
+  if (o.strides.b_cs != 1 || !(o.exhaustive || (o.p.m() <= kAxpyRows && !b_in_l2(o.p, o.cpu)))) return;
+#define GEMMTUNE_CPU_AXPY_CONFIG(mr, u) \
+  if (o.exhaustive || mr < 2 * std::max<std::int64_t>(o.p.m(), 1)) o.add(kKernelAxpy, mr, u);
+  GEMMTUNE_CPU_AXPY_TILES(GEMMTUNE_CPU_AXPY_CONFIG)
+#undef GEMMTUNE_CPU_AXPY_CONFIG
+}
+
+// A and B contiguous along k. Dots need (rows + columns) loads per tile step: past a few
+// rows, columns does better.
+void offer_dot(const Offer& o) {
+  const bool dots = o.exhaustive || o.p.m() <= kSkinny || o.p.n() <= kSkinny || macs(o.p) <= kDirectMacs;
+  if (!dots || o.strides.a_ks != 1 || o.strides.b_ks != 1) return;
+  for (const MicroTile& t : kDotTiles) {
+    if (o.exhaustive || (t.micro_m <= o.p.m() && t.micro_nv <= o.p.n())) o.add(kKernelDot, t.micro_m, t.micro_nv);
+  }
+}
+
+// B contiguous along k: columns tiles whose vectors of rows hold the batch with the least
+// padding (batches of more rows run in panels of the widest tile).
+void offer_columns(const Offer& o) {
+  if (o.strides.b_ks != 1) return;
+  const std::int64_t row_vectors = std::min<std::int64_t>(kColumnsVectors, (o.p.m() + o.lanes - 1) / o.lanes);
+  for (const MicroTile& t : kColumnsTiles) {
+    if (o.exhaustive || (t.micro_nv == row_vectors && t.micro_m <= o.p.n())) {
+      o.add(kKernelColumns, t.micro_nv * o.lanes, t.micro_m);
+    }
+  }
+}
+
+struct DirectFamily {
+  int kernel;
+  void (*offer)(const Offer&);
+};
+
+constexpr DirectFamily kDirectFamilies[] = {
+    {kKernelTile, offer_tile},   {kKernelPairs, offer_pairs}, {kKernelRows, offer_rows}, {kKernelRowsDots, offer_rows_dots},
+    {kKernelStream, offer_stream}, {kKernelAxpy, offer_axpy}, {kKernelDot, offer_dot},   {kKernelColumns, offer_columns},
+};
+
+// The direct families' configs for a small or skinny problem, on each thread count: the rows
+// above, each where it has instances for the problem's dtypes (the rule the kernels are
+// compiled by).
 std::vector<KernelConfig> direct_configs(const Problem& p, SearchSpace space, const CpuInfo& cpu) {
-  const CpuGemmParams strides = cpu_strides(p);
   const int isa = isa_for_dtype(p.a_type(), cpu);
   const int lanes = vector_lanes(isa);
-  const bool exhaustive = space == SearchSpace::exhaustive;
-  // Vectors of columns a row of the tile needs (a wider tile only multiplies zeros).
-  const std::int64_t vectors = std::min<std::int64_t>(4, (p.n() + lanes - 1) / lanes);
-  // Whether `kernel` has instances for the problem's dtypes (the rule the kernels are compiled by).
-  auto takes = [&](int kernel) { return family_takes_dtypes(kernel, p.a_type(), p.c_type()); };
   std::vector<KernelConfig> configs;
   for (int threads : thread_counts(p, cpu)) {
-    auto add = [&](int kernel, int micro_m, int micro_n, int tile_isa = -1, int block_k = 0) {
-      KernelConfig c;
-      c.kernel = kernel;
-      c.micro_m = micro_m;
-      c.micro_n = micro_n;
-      c.block_k = block_k;
-      c.threads = threads;
-      c.isa = tile_isa < 0 ? isa : tile_isa;
-      if (check_cpu_limits(c, p, cpu).is_ok()) configs.push_back(c);
-    };
-    // All of C as one tile, when it fits the register file and one thread.
-    if (takes(kKernelTile) && strides.b_cs == 1 && threads == 1 && p.n() <= vectors * lanes &&
-        p.m() <= kMaxTileRows[vectors]) {
-      add(kKernelTile, int(p.m()), int(vectors) * lanes);
-    }
-    // C no wider than half a 512-bit vector: the AVX2 tile, whose 256-bit multiply-adds Zen 4
-    // issues at twice the rate of 512-bit ones (which it splits in two) and no lane is padding.
-    constexpr int kHalfLanes = vector_lanes(kIsaAvx2);
-    if (takes(kKernelTile) && strides.b_cs == 1 && threads == 1 && isa >= kIsaAvx512 && p.n() <= kHalfLanes) {
-      add(kKernelTile, int(p.m()), kHalfLanes, kIsaAvx2);
-    }
-    // The same C with two steps of k side by side in each 512-bit vector: no lane is padding
-    // and half the multiply-adds (A row-major: its pairs are adjacent).
-    if (takes(kKernelPairs) && strides.b_cs == 1 && strides.a_ks == 1 && threads == 1 && isa >= kIsaAvx512 &&
-        p.n() <= kHalfLanes && p.m() <= kMaxPairsRows) {
-      add(kKernelPairs, int(p.m()), kHalfLanes, kIsaAvx512);
-    }
-    // The rows tiles of `kernel` that are `nv` vectors wide and no taller than the problem (every
-    // tile in the exhaustive space); the f32-only tiles too for f32.
-    auto add_rows_tiles = [&](int kernel, std::int64_t nv) {
-      auto add_tile = [&](const MicroTile& t) {
-        if (exhaustive || (t.micro_nv == nv && t.micro_m <= std::max<std::int64_t>(p.m(), 1))) {
-          add(kernel, t.micro_m, t.micro_nv * lanes);
-        }
-      };
-      for (const MicroTile& t : kDirectTiles) add_tile(t);
-      if (takes_f32_rows_tiles(p.a_type(), p.c_type())) {
-        for (const MicroTile& t : kDirectF32Tiles) add_tile(t);
-      }
-    };
-    if (strides.b_cs == 1) add_rows_tiles(kKernelRows, vectors);
-    // C a few columns past whole vectors (17 × 33), A row-major: the rows tiles of the whole
-    // vectors, with dots for the last columns instead of a last vector of padding.
-    const std::int64_t tail = p.n() % lanes;
-    if (takes(kKernelRowsDots) && strides.b_cs == 1 && strides.a_ks == 1 && p.n() >= lanes && tail > 0 &&
-        tail <= max_dots_tail(lanes)) {
-      add_rows_tiles(kKernelRowsDots, std::min<std::int64_t>(4, p.n() / lanes));
-    }
-    // B too large for L2, contiguous along n, against a few rows: streamed in its own order.
-    // Tiles up to the next power of two of m (rows past m are padding), each with shallow and
-    // deep blocks (no deeper than k): which one wins turns on m, not on the tile.
-    if (strides.b_cs == 1 && (exhaustive || (p.m() <= kSkinny && !b_in_l2(p, cpu)))) {
-#define GEMMTUNE_CPU_STREAM_CONFIG(mr, nv)                                                         \
-  if (exhaustive || mr < 2 * std::max<std::int64_t>(p.m(), 1)) {                                   \
-    for (int depth : kStreamBlockDepths) {                                                          \
-      add(kKernelStream, mr, nv * lanes, -1, scale_block_to_dim(depth, p.k(), kStreamBlockDepths[0])); \
-    }                                                                                               \
-  }
-      GEMMTUNE_CPU_STREAM_TILES(GEMMTUNE_CPU_STREAM_CONFIG)
-#undef GEMMTUNE_CPU_STREAM_CONFIG
-    }
-    // The same B against 1-4 rows: added into rows of C in L1, each group of rows of A reading
-    // B once (tiles up to the next power of two of m).
-    if (strides.b_cs == 1 && (exhaustive || (p.m() <= kAxpyRows && !b_in_l2(p, cpu)))) {
-#define GEMMTUNE_CPU_AXPY_CONFIG(mr, u) \
-  if (exhaustive || mr < 2 * std::max<std::int64_t>(p.m(), 1)) add(kKernelAxpy, mr, u);
-      GEMMTUNE_CPU_AXPY_TILES(GEMMTUNE_CPU_AXPY_CONFIG)
-#undef GEMMTUNE_CPU_AXPY_CONFIG
-    }
-    // Dots need (rows + columns) loads per tile step: past a few rows, columns does better.
-    const bool dots = exhaustive || p.m() <= kSkinny || p.n() <= kSkinny || macs(p) <= kDirectMacs;
-    if (dots && strides.a_ks == 1 && strides.b_ks == 1) {
-      for (const MicroTile& t : kDotTiles) {
-        if (exhaustive || (t.micro_m <= p.m() && t.micro_nv <= p.n())) add(kKernelDot, t.micro_m, t.micro_nv);
-      }
-    }
-    if (strides.b_ks == 1 && takes(kKernelColumns)) {
-      // Columns tiles whose vectors of rows hold the batch with the least padding (batches
-      // of more rows run in panels of the widest tile).
-      const std::int64_t row_vectors = std::min<std::int64_t>(kColumnsVectors, (p.m() + lanes - 1) / lanes);
-      for (const MicroTile& t : kColumnsTiles) {
-        if (exhaustive || (t.micro_nv == row_vectors && t.micro_m <= p.n())) {
-          add(kKernelColumns, t.micro_nv * lanes, t.micro_m);
-        }
-      }
+    const Offer offer{p,
+                      cpu_strides(p),
+                      cpu,
+                      isa,
+                      lanes,
+                      threads,
+                      space == SearchSpace::exhaustive,
+                      std::min<std::int64_t>(4, (p.n() + lanes - 1) / lanes),
+                      &configs};
+    for (const DirectFamily& family : kDirectFamilies) {
+      if (family_takes_dtypes(family.kernel, p.a_type(), p.c_type())) family.offer(offer);
     }
   }
   return configs;

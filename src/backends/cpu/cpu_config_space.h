@@ -43,8 +43,9 @@ CpuGemmParams cpu_strides(const Problem& p);
 Status check_cpu_limits(const KernelConfig& config, const Problem& problem, const CpuInfo& cpu);
 
 // The candidates for a problem: the direct kernels where they pay (small and skinny
-// problems) and the packed list for its dtype (or the exhaustive product), each scaled to the
-// problem, pruned by check_cpu_limits, deduplicated and capped.
+// problems; one row a family, kDirectFamilies in the .cc) and the packed list for its dtype
+// (or the exhaustive product), each scaled to the problem, pruned by check_cpu_limits,
+// deduplicated and capped.
 std::vector<KernelConfig> cpu_configs(const Problem& problem, SearchSpace space, const CpuInfo& cpu);
 
 }  // namespace gemmtune::cpu
