@@ -111,17 +111,20 @@ std::string encode_wgmma_output_maps(void* data, int out_code, std::int64_t m, s
     return encode(map, type, 2, data, dims, strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
                   CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   };
+  const auto failed = [](const char* what, CUresult result) {
+    return std::string("cuTensorMapEncodeTiled(") + what + ") failed (CUresult " + std::to_string(int(result)) + ")";
+  };
   const cuuint32_t chunk_columns = cuuint32_t(128 / bytes);
-  if (encode_box(chunk_columns, CU_TENSOR_MAP_SWIZZLE_128B, chunks) != CUDA_SUCCESS) {
-    return "cuTensorMapEncodeTiled(C) failed";
+  if (const CUresult r = encode_box(chunk_columns, CU_TENSOR_MAP_SWIZZLE_128B, chunks); r != CUDA_SUCCESS) {
+    return failed("C", r);
   }
   // The tail's rows are a multiple of 16 bytes, as an unswizzled box needs: block_n is a
   // multiple of 8 (wgmma's n step).
   const cuuint32_t tail_columns = cuuint32_t(block_n) % chunk_columns;
   if (tail_columns == 0) {
     *tail = *chunks;
-  } else if (encode_box(tail_columns, CU_TENSOR_MAP_SWIZZLE_NONE, tail) != CUDA_SUCCESS) {
-    return "cuTensorMapEncodeTiled(C's tail columns) failed";
+  } else if (const CUresult r = encode_box(tail_columns, CU_TENSOR_MAP_SWIZZLE_NONE, tail); r != CUDA_SUCCESS) {
+    return failed("C's tail columns", r);
   }
   return "";
 }
