@@ -190,7 +190,10 @@ const std::vector<WgmmaListEntry>& wgmma_default_list() {
   // {block_m, block_n, stages, consumers, pingpong, cluster_m, cluster_n, swap_ab}. Measured on
   // the H100 (bench/results/2026-11-25-h100-wgmma.md): 128×256 cooperative tiles are the
   // fastest from m = 1024 up; ping-pong and 128-wide tiles make more tiles for mid m; swapped
-  // tiles put a small m into wgmma's n.
+  // tiles put a small m into wgmma's n. 128×176, last (cuBLASLt's own tile there), on the H200
+  // (bench/results/2026-11-28-h200-epilogue.md, call 7): 1.04-1.06× faster than every other
+  // width at 2048×14336×4096, where the grid of 128×256 is nearly whole waves and no width is
+  // wave-fitted, and within 2 % of the best at 1000-3000 rows of N = 14336.
   static const std::vector<WgmmaListEntry> list = {
       {128, 256, 4, 2, false, 1, 1, false}, {128, 256, 4, 2, false, 2, 1, false}, {128, 256, 4, 2, false, 1, 2, false},
       {256, 128, 4, 2, false, 1, 1, false}, {256, 128, 4, 2, false, 2, 1, false}, {128, 192, 4, 2, false, 1, 1, false},
@@ -198,6 +201,7 @@ const std::vector<WgmmaListEntry>& wgmma_default_list() {
       {64, 128, 8, 2, true, 1, 1, false},   {128, 64, 8, 2, false, 1, 1, false},  {64, 64, 8, 1, false, 1, 1, false},
       {128, 64, 8, 2, false, 1, 1, true},   {128, 32, 8, 2, false, 1, 1, true},   {64, 64, 8, 2, true, 1, 1, true},
       {128, 128, 6, 2, true, 1, 1, true},   {256, 64, 5, 2, false, 1, 1, true},   {64, 32, 8, 1, false, 1, 1, true},
+      {128, 176, 4, 2, false, 1, 1, false},
   };
   return list;
 }
