@@ -15,6 +15,7 @@
 #include "backend_test_support.h"
 #include "backends/cpu/cpu_backends.h"
 #include "backends/cpu/cpu_config_space.h"
+#include "backends/cpu/cpu_kernel_families.h"
 #include "backends/cpu/cpu_kernels.h"
 #include "backends/cpu/cpu_offered_kernels.h"
 
@@ -203,6 +204,48 @@ TEST(CpuOfferedKernels, TheBackendOffersOnlyTheLevelsThisBuildCompiled) {
   const std::string note = cpu::compiled_isas_note();
   EXPECT_NE(note.find(std::string(cpu_isa_name(cpu::compiled_top_isa()))), std::string::npos) << note;
   EXPECT_EQ(note.find("GEMMTUNE_CPU_ISAS") == std::string::npos, cpu::compiled_top_isa() == cpu::kIsaAvx512Bf16) << note;
+}
+
+// The family table (cpu_kernel_families.h) is the one place a CPU kernel family is named:
+// every cpu kernel has exactly one row, nothing else has one, and the backend refuses a
+// kernel without a row by that reason.
+TEST(CpuKernelFamilies, EveryCpuKernelHasOneRowAndOnlyThose) {
+  const std::set<int> cpu_kernels = {kKernelPacked, kKernelRows,   kKernelDot,   kKernelColumns, kKernelTile,
+                                     kKernelStream, kKernelAxpy,   kKernelPairs, kKernelRowsDots};
+  std::multiset<int> rows;
+  for (const cpu::CpuKernelFamily& family : cpu::kCpuKernelFamilies) {
+    rows.insert(family.kernel);
+    EXPECT_FALSE(family.tiles.empty()) << kernel_name(family.kernel);
+    EXPECT_NE(family.cannot_run, nullptr) << kernel_name(family.kernel);
+    // The packed family alone is offered from named lists instead of an offer rule.
+    EXPECT_EQ(family.offer == nullptr, family.kernel == kKernelPacked) << kernel_name(family.kernel);
+  }
+  EXPECT_EQ(std::set<int>(rows.begin(), rows.end()), cpu_kernels);
+  EXPECT_EQ(rows.size(), cpu_kernels.size());
+  for (int other : {kKernelSgemm, kKernelPerCall, kKernelGemv, kKernelFaultSpin}) {
+    EXPECT_EQ(cpu::cpu_kernel_family(other), nullptr) << kernel_name(other);
+  }
+
+  const CpuInfo cpu = cpu_at_level(cpu::kIsaAvx2);
+  const auto backend = cpu::make_cpu_template_backend(cpu);
+  const Problem p = *Problem::create(8, 64, 64, DType::f32, "nn");
+  KernelConfig c = *KernelConfig::parse("mm=4 mn=16 thr=1 isa=avx2 kernel=rows");
+  EXPECT_TRUE(backend->can_implement(p, c).is_ok()) << backend->can_implement(p, c).message();
+  c.kernel = kKernelSgemm;
+  EXPECT_NE(backend->can_implement(p, c).message().find("not a cpu kernel"), std::string::npos);
+}
+
+// A family's rule is the reason can_implement gives: the rows kernel on a column-major B says
+// what it reads, whatever else the config asks.
+TEST(CpuKernelFamilies, CanImplementGivesTheFamilysRule) {
+  const auto backend = cpu::make_cpu_template_backend(cpu_at_level(cpu::kIsaAvx2));
+  const KernelConfig rows = *KernelConfig::parse("mm=4 mn=16 thr=1 isa=avx2 kernel=rows");
+  const Problem nt = *Problem::create(8, 64, 64, DType::f32, "nt");
+  const Status status = backend->can_implement(nt, rows);
+  const cpu::CpuKernelFamily* family = cpu::cpu_kernel_family(kKernelRows);
+  ASSERT_NE(family, nullptr);
+  EXPECT_EQ(status.message(), family->cannot_run(nt, cpu::cpu_strides(nt), rows, 8));
+  EXPECT_NE(status.message().find("reads B contiguous along n"), std::string::npos) << status.message();
 }
 
 }  // namespace

@@ -16,9 +16,9 @@ constexpr int kMinBlockK = 16;
 constexpr double kDirectMacs = double(1 << 18);
 constexpr std::int64_t kSkinny = 16;
 // The axpy kernel is offered up to this many rows of A: its tallest tile.
-#define GEMMTUNE_CPU_AXPY_ROWS(mr, u) mr,
-constexpr std::int64_t kAxpyRows = std::max({GEMMTUNE_CPU_AXPY_TILES(GEMMTUNE_CPU_AXPY_ROWS)});
-#undef GEMMTUNE_CPU_AXPY_ROWS
+constexpr std::int64_t kAxpyRows = std::max_element(std::begin(kAxpyTiles), std::end(kAxpyTiles), [](MicroTile a, MicroTile b) {
+                                     return a.micro_m < b.micro_m;
+                                   })->micro_m;
 // The columns kernel holds up to 4 vectors of rows of A (64 with AVX-512): it streams W
 // unpacked, which beats packing W until the batch fills the packed kernel's tiles.
 constexpr std::int64_t kColumnsVectors = 4;
@@ -146,150 +146,126 @@ Status check_cpu_limits(const KernelConfig& c, const Problem& p, const CpuInfo& 
   return Status::ok();
 }
 
-namespace {
-
-// ---- the direct kernel families, one row each ----
-//
-// A row is a family's kernel and the rule that offers its configs for a problem: none where
-// it cannot read the problem's layouts or where another family does better, else the tiles
-// no taller than the problem and no wider than it needs (every tile in the exhaustive space).
-// The rows are in the order their configs are offered, which the default space's cap keeps.
-// The packed family, offered for every problem, has named lists instead (packed_configs).
-
-// What a rule sees: the problem as the kernels see it, and add(), which keeps a config that
-// check_cpu_limits passes.
-struct Offer {
-  const Problem& p;
-  CpuGemmParams strides;
-  const CpuInfo& cpu;
-  int isa, lanes, threads;
-  bool exhaustive;
-  // Vectors of columns a row of the tile needs (a wider tile only multiplies zeros).
-  std::int64_t vectors;
-  std::vector<KernelConfig>* out;
-
-  void add(int kernel, int micro_m, int micro_n, int tile_isa = -1, int block_k = 0) const {
-    KernelConfig c;
-    c.kernel = kernel;
-    c.micro_m = micro_m;
-    c.micro_n = micro_n;
-    c.block_k = block_k;
-    c.threads = threads;
-    c.isa = tile_isa < 0 ? isa : tile_isa;
-    if (check_cpu_limits(c, p, cpu).is_ok()) out->push_back(c);
+void Offer::add(int kernel, int micro_m, int micro_n, int tile_isa, int block_k) const {
+  KernelConfig c;
+  c.kernel = kernel;
+  c.micro_m = micro_m;
+  c.micro_n = micro_n;
+  c.block_k = block_k;
+  c.threads = threads;
+  c.isa = tile_isa < 0 ? isa : tile_isa;
+  if (check_cpu_limits(c, p, cpu).is_ok() && cpu_kernel_family(kernel)->cannot_run(p, strides, c, vector_lanes(c.isa)).empty()) {
+    out->push_back(c);
   }
-  // The rows tiles of `kernel` that are `nv` vectors wide and no taller than the problem (every
-  // tile in the exhaustive space); the f32-only tiles too for f32.
-  void add_rows_tiles(int kernel, std::int64_t nv) const {
-    auto add_tile = [&](const MicroTile& t) {
-      if (exhaustive || (t.micro_nv == nv && t.micro_m <= std::max<std::int64_t>(p.m(), 1))) {
-        add(kernel, t.micro_m, t.micro_nv * lanes);
-      }
-    };
-    for (const MicroTile& t : kDirectTiles) add_tile(t);
-    if (takes_f32_rows_tiles(p.a_type(), p.c_type())) {
-      for (const MicroTile& t : kDirectF32Tiles) add_tile(t);
+}
+
+void Offer::add_rows_tiles(const CpuKernelFamily& family, std::int64_t nv) const {
+  auto add_tile = [&](const MicroTile& t) {
+    if (exhaustive || (t.micro_nv == nv && t.micro_m <= std::max<std::int64_t>(p.m(), 1))) {
+      add(family.kernel, t.micro_m, t.micro_nv * lanes);
     }
+  };
+  for (const MicroTile& t : family.tiles) add_tile(t);
+  if (takes_f32_tiles(p.a_type(), p.c_type())) {
+    for (const MicroTile& t : family.f32_tiles) add_tile(t);
   }
-};
+}
 
+// ---- the direct families' offers (the rows of cpu_kernel_families.h) ----
+//
+// An offer adds none of its family's configs where the family cannot read the problem's
+// layouts or where another family does better, else the tiles no taller than the problem and
+// no wider than it needs (every tile in the exhaustive space).
+
+namespace {
 // Columns a 256-bit vector holds: the AVX2 tile's width, half a 512-bit vector.
 constexpr int kHalfLanes = vector_lanes(kIsaAvx2);
+}  // namespace
 
 // All of C as one tile, when it fits the register file and one thread. And C no wider than
 // half a 512-bit vector as the AVX2 tile, whose 256-bit multiply-adds Zen 4 issues at twice the
 // rate of 512-bit ones (which it splits in two) and no lane is padding.
-void offer_tile(const Offer& o) {
+void offer_tile(const Offer& o, const CpuKernelFamily& family) {
   if (o.strides.b_cs != 1 || o.threads != 1) return;
   if (o.p.n() <= o.vectors * o.lanes && o.p.m() <= kMaxTileRows[o.vectors]) {
-    o.add(kKernelTile, int(o.p.m()), int(o.vectors) * o.lanes);
+    o.add(family.kernel, int(o.p.m()), int(o.vectors) * o.lanes);
   }
-  if (o.isa >= kIsaAvx512 && o.p.n() <= kHalfLanes) o.add(kKernelTile, int(o.p.m()), kHalfLanes, kIsaAvx2);
+  if (o.isa >= kIsaAvx512 && o.p.n() <= kHalfLanes) o.add(family.kernel, int(o.p.m()), kHalfLanes, kIsaAvx2);
 }
 
 // The same C with two steps of k side by side in each 512-bit vector: no lane is padding
 // and half the multiply-adds (A row-major: its pairs are adjacent).
-void offer_pairs(const Offer& o) {
+void offer_pairs(const Offer& o, const CpuKernelFamily& family) {
   if (o.strides.b_cs == 1 && o.strides.a_ks == 1 && o.threads == 1 && o.isa >= kIsaAvx512 && o.p.n() <= kHalfLanes &&
       o.p.m() <= kMaxPairsRows) {
-    o.add(kKernelPairs, int(o.p.m()), kHalfLanes, kIsaAvx512);
+    o.add(family.kernel, int(o.p.m()), kHalfLanes, kIsaAvx512);
   }
 }
 
 // B row-major, read as vectors where it lies.
-void offer_rows(const Offer& o) {
-  if (o.strides.b_cs == 1) o.add_rows_tiles(kKernelRows, o.vectors);
+void offer_rows(const Offer& o, const CpuKernelFamily& family) {
+  if (o.strides.b_cs == 1) o.add_rows_tiles(family, o.vectors);
 }
 
 // C a few columns past whole vectors (17 × 33), A row-major: the rows tiles of the whole
 // vectors, with dots for the last columns instead of a last vector of padding.
-void offer_rows_dots(const Offer& o) {
+void offer_rows_dots(const Offer& o, const CpuKernelFamily& family) {
   const std::int64_t tail = o.p.n() % o.lanes;
   if (o.strides.b_cs == 1 && o.strides.a_ks == 1 && o.p.n() >= o.lanes && tail > 0 && tail <= max_dots_tail(o.lanes)) {
-    o.add_rows_tiles(kKernelRowsDots, std::min<std::int64_t>(4, o.p.n() / o.lanes));
+    o.add_rows_tiles(family, std::min<std::int64_t>(4, o.p.n() / o.lanes));
   }
 }
 
 // B too large for L2, contiguous along n, against a few rows: streamed in its own order.
 // Tiles up to the next power of two of m (rows past m are padding), each with shallow and
 // deep blocks (no deeper than k): which one wins turns on m, not on the tile.
-void offer_stream(const Offer& o) {
+void offer_stream(const Offer& o, const CpuKernelFamily& family) {
   if (o.strides.b_cs != 1 || !(o.exhaustive || (o.p.m() <= kSkinny && !b_in_l2(o.p, o.cpu)))) return;
-#define GEMMTUNE_CPU_STREAM_CONFIG(mr, nv)                                                                  \
-  if (o.exhaustive || mr < 2 * std::max<std::int64_t>(o.p.m(), 1)) {                                        \
-    for (int depth : kStreamBlockDepths) {                                                                   \
-      o.add(kKernelStream, mr, nv * o.lanes, -1, scale_block_to_dim(depth, o.p.k(), kStreamBlockDepths[0])); \
-    }                                                                                                        \
+  for (const MicroTile& t : family.tiles) {
+    if (!o.exhaustive && t.micro_m >= 2 * std::max<std::int64_t>(o.p.m(), 1)) continue;
+    for (int depth : kStreamBlockDepths) {
+      o.add(family.kernel, t.micro_m, t.micro_nv * o.lanes, -1,
+            scale_block_to_dim(depth, o.p.k(), kStreamBlockDepths[0]));
+    }
   }
-  GEMMTUNE_CPU_STREAM_TILES(GEMMTUNE_CPU_STREAM_CONFIG)
-#undef GEMMTUNE_CPU_STREAM_CONFIG
 }
 
 // The same B against 1-4 rows: added into rows of C in L1, each group of rows of A reading
-// B once (tiles up to the next power of two of m).
-void offer_axpy(const Offer& o) {
+// B once (tiles up to the next power of two of m; micro_nv counts rows of B a pass).
+void offer_axpy(const Offer& o, const CpuKernelFamily& family) {
   if (o.strides.b_cs != 1 || !(o.exhaustive || (o.p.m() <= kAxpyRows && !b_in_l2(o.p, o.cpu)))) return;
-#define GEMMTUNE_CPU_AXPY_CONFIG(mr, u) \
-  if (o.exhaustive || mr < 2 * std::max<std::int64_t>(o.p.m(), 1)) o.add(kKernelAxpy, mr, u);
-  GEMMTUNE_CPU_AXPY_TILES(GEMMTUNE_CPU_AXPY_CONFIG)
-#undef GEMMTUNE_CPU_AXPY_CONFIG
+  for (const MicroTile& t : family.tiles) {
+    if (o.exhaustive || t.micro_m < 2 * std::max<std::int64_t>(o.p.m(), 1)) o.add(family.kernel, t.micro_m, t.micro_nv);
+  }
 }
 
 // A and B contiguous along k. Dots need (rows + columns) loads per tile step: past a few
 // rows, columns does better.
-void offer_dot(const Offer& o) {
+void offer_dot(const Offer& o, const CpuKernelFamily& family) {
   const bool dots = o.exhaustive || o.p.m() <= kSkinny || o.p.n() <= kSkinny || macs(o.p) <= kDirectMacs;
   if (!dots || o.strides.a_ks != 1 || o.strides.b_ks != 1) return;
-  for (const MicroTile& t : kDotTiles) {
-    if (o.exhaustive || (t.micro_m <= o.p.m() && t.micro_nv <= o.p.n())) o.add(kKernelDot, t.micro_m, t.micro_nv);
+  for (const MicroTile& t : family.tiles) {
+    if (o.exhaustive || (t.micro_m <= o.p.m() && t.micro_nv <= o.p.n())) o.add(family.kernel, t.micro_m, t.micro_nv);
   }
 }
 
 // B contiguous along k: columns tiles whose vectors of rows hold the batch with the least
 // padding (batches of more rows run in panels of the widest tile).
-void offer_columns(const Offer& o) {
+void offer_columns(const Offer& o, const CpuKernelFamily& family) {
   if (o.strides.b_ks != 1) return;
   const std::int64_t row_vectors = std::min<std::int64_t>(kColumnsVectors, (o.p.m() + o.lanes - 1) / o.lanes);
-  for (const MicroTile& t : kColumnsTiles) {
+  for (const MicroTile& t : family.tiles) {
     if (o.exhaustive || (t.micro_nv == row_vectors && t.micro_m <= o.p.n())) {
-      o.add(kKernelColumns, t.micro_nv * o.lanes, t.micro_m);
+      o.add(family.kernel, t.micro_nv * o.lanes, t.micro_m);
     }
   }
 }
 
-struct DirectFamily {
-  int kernel;
-  void (*offer)(const Offer&);
-};
+namespace {
 
-constexpr DirectFamily kDirectFamilies[] = {
-    {kKernelTile, offer_tile},   {kKernelPairs, offer_pairs}, {kKernelRows, offer_rows}, {kKernelRowsDots, offer_rows_dots},
-    {kKernelStream, offer_stream}, {kKernelAxpy, offer_axpy}, {kKernelDot, offer_dot},   {kKernelColumns, offer_columns},
-};
-
-// The direct families' configs for a small or skinny problem, on each thread count: the rows
-// above, each where it has instances for the problem's dtypes (the rule the kernels are
-// compiled by).
+// The direct families' configs for a small or skinny problem, on each thread count: each
+// row's offer, where the family has instances for the problem's dtypes (the rule the kernels
+// are compiled by).
 std::vector<KernelConfig> direct_configs(const Problem& p, SearchSpace space, const CpuInfo& cpu) {
   const int isa = isa_for_dtype(p.a_type(), cpu);
   const int lanes = vector_lanes(isa);
@@ -304,8 +280,10 @@ std::vector<KernelConfig> direct_configs(const Problem& p, SearchSpace space, co
                       space == SearchSpace::exhaustive,
                       std::min<std::int64_t>(4, (p.n() + lanes - 1) / lanes),
                       &configs};
-    for (const DirectFamily& family : kDirectFamilies) {
-      if (family_takes_dtypes(family.kernel, p.a_type(), p.c_type())) family.offer(offer);
+    for (const CpuKernelFamily& family : kCpuKernelFamilies) {
+      if (family.offer != nullptr && family_takes_dtypes(family.kernel, p.a_type(), p.c_type())) {
+        family.offer(offer, family);
+      }
     }
   }
   return configs;
@@ -330,6 +308,7 @@ KernelConfig fit_to_caches(KernelConfig c, const Problem& p, const CpuInfo& cpu)
 
 std::vector<KernelConfig> packed_configs(const Problem& p, SearchSpace space, const CpuInfo& cpu) {
   const int best = isa_for_dtype(p.a_type(), cpu);
+  const CpuGemmParams strides = cpu_strides(p);
   std::vector<int> isas = {best};
   if (space == SearchSpace::exhaustive) {
     for (int isa = best - 1; isa >= 0; --isa) isas.push_back(isa);
@@ -342,7 +321,9 @@ std::vector<KernelConfig> packed_configs(const Problem& p, SearchSpace space, co
     for (int threads : thread_counts(p, cpu)) {
       for (const CpuListEntry& entry : entries) {
         KernelConfig c = fit_to_caches(scaled(entry, isa, threads, p), p, cpu);
-        if (check_cpu_limits(c, p, cpu).is_ok()) configs.push_back(c);
+        if (check_cpu_limits(c, p, cpu).is_ok() && packed_cannot_run(p, strides, c, vector_lanes(isa)).empty()) {
+          configs.push_back(c);
+        }
       }
     }
   }

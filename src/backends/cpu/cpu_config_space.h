@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "cpu_kernel_families.h"
 #include "cpu_kernels.h"
 #include "gemmtune/config.h"
 #include "gemmtune/device.h"
@@ -43,9 +44,28 @@ CpuGemmParams cpu_strides(const Problem& p);
 Status check_cpu_limits(const KernelConfig& config, const Problem& problem, const CpuInfo& cpu);
 
 // The candidates for a problem: the direct kernels where they pay (small and skinny
-// problems; one row a family, kDirectFamilies in the .cc) and the packed list for its dtype
-// (or the exhaustive product), each scaled to the problem, pruned by check_cpu_limits,
-// deduplicated and capped.
+// problems; each family's offer, in the order of kCpuKernelFamilies) and the packed list for
+// its dtype (or the exhaustive product), each scaled to the problem, pruned by
+// check_cpu_limits and the family's rule, deduplicated and capped.
 std::vector<KernelConfig> cpu_configs(const Problem& problem, SearchSpace space, const CpuInfo& cpu);
+
+// What a family's offer rule (cpu_kernel_families.h) sees: the problem as the kernels see it,
+// and add(), which keeps a config that check_cpu_limits and the family's own rule pass.
+struct Offer {
+  const Problem& p;
+  CpuGemmParams strides;
+  const CpuInfo& cpu;
+  int isa, lanes, threads;
+  bool exhaustive;
+  // Vectors of columns a row of the tile needs (a wider tile only multiplies zeros).
+  std::int64_t vectors;
+  std::vector<KernelConfig>* out;
+
+  // A config of `kernel` with this tile (`tile_isa`: another ISA level than the offer's).
+  void add(int kernel, int micro_m, int micro_n, int tile_isa = -1, int block_k = 0) const;
+  // The rows tiles of `family` that are `nv` vectors wide and no taller than the problem
+  // (every tile in the exhaustive space); its f32 tiles too for f32.
+  void add_rows_tiles(const CpuKernelFamily& family, std::int64_t nv) const;
+};
 
 }  // namespace gemmtune::cpu

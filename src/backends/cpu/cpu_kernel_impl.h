@@ -6,8 +6,9 @@
 //
 // GEMMTUNE_ISA_DTYPES(X) lists the (input, output) dtypes the level compiles: levels 3 and 4
 // compile only what their dot-product instructions change, and fall back to level 2 for the
-// rest (find_cpu_kernel). Of the tiles each list names, a level compiles those kernel_offered
-// (cpu_offered_kernels.h) says: every one the config space can offer there, and no other.
+// rest (find_cpu_kernel). Of the tiles each family's row names (cpu_kernel_families.h), a
+// level compiles those kernel_offered (cpu_offered_kernels.h) says: every one the config space
+// can offer there, and no other.
 //
 // One translation unit per level, not one per kernel family: GCC's inlining and cloning of
 // the helpers the families share depend on everything else in the unit, so a split changes
@@ -23,79 +24,75 @@
 #include "kernels/pairs.h"
 #include "kernels/rows_dots.h"
 #include "kernels/stream.h"
+#include "cpu_kernel_families.h"
 #include "cpu_offered_kernels.h"
 
-// A case of find_tile<In, Out>: `fn` for the tile key (mr, nc) of `kernel`, instantiated
-// where kernel_offered says, by the rules that prune the configs, so that the two cannot
-// disagree.
-#define GEMMTUNE_CPU_COMPILED_CASE(kernel, mr, nc, fn)                                   \
-  if constexpr (kernel_offered(GEMMTUNE_ISA_LEVEL, kernel, In, Out, TileKey{mr, nc})) { \
-    if (micro_m == mr && columns == nc) return fn;                                        \
-  }
+#include <span>
+#include <utility>
 
 namespace gemmtune::cpu::GEMMTUNE_ISA_NAMESPACE {
 namespace {
 
-template <DType In, DType Out>
-CpuGemmFn find_tile(int kernel, int micro_m, int columns) {
-  if (kernel == kKernelPacked) {
-#define GEMMTUNE_CPU_TILE_CASE(mr, nv) \
-  GEMMTUNE_CPU_COMPILED_CASE(kKernelPacked, mr, nv, (&PackedGemm<In, Out, mr, nv>::run))
-    GEMMTUNE_CPU_MICRO_TILES(GEMMTUNE_CPU_TILE_CASE)
-#undef GEMMTUNE_CPU_TILE_CASE
-  } else if (kernel == kKernelRows) {
-#define GEMMTUNE_CPU_TILE_CASE(mr, nv) \
-  GEMMTUNE_CPU_COMPILED_CASE(kKernelRows, mr, nv, (&gemm_direct_rows<In, Out, mr, nv>))
-    GEMMTUNE_CPU_DIRECT_TILES(GEMMTUNE_CPU_TILE_CASE)
-    if constexpr (takes_f32_rows_tiles(In, Out)) {
-      GEMMTUNE_CPU_DIRECT_F32_TILES(GEMMTUNE_CPU_TILE_CASE)
-    }
-#undef GEMMTUNE_CPU_TILE_CASE
-  } else if (kernel == kKernelDot) {
-#define GEMMTUNE_CPU_TILE_CASE(mr, nc) \
-  GEMMTUNE_CPU_COMPILED_CASE(kKernelDot, mr, nc, (&gemm_direct_dot<In, Out, mr, nc>))
-    GEMMTUNE_CPU_DOT_TILES(GEMMTUNE_CPU_TILE_CASE)
-#undef GEMMTUNE_CPU_TILE_CASE
-  } else if (kernel == kKernelTile) {
-#define GEMMTUNE_CPU_TILE_CASE(mr, nv) \
-  GEMMTUNE_CPU_COMPILED_CASE(kKernelTile, mr, nv, (&gemm_direct_tile<In, Out, mr, nv>))
-    GEMMTUNE_CPU_TILE_SHAPES(GEMMTUNE_CPU_TILE_CASE)
-#undef GEMMTUNE_CPU_TILE_CASE
-  } else if (kernel == kKernelStream) {
-#define GEMMTUNE_CPU_TILE_CASE(mr, nv) \
-  GEMMTUNE_CPU_COMPILED_CASE(kKernelStream, mr, nv, (&gemm_direct_stream<In, Out, mr, nv>))
-    GEMMTUNE_CPU_STREAM_TILES(GEMMTUNE_CPU_TILE_CASE)
-#undef GEMMTUNE_CPU_TILE_CASE
-  } else if (kernel == kKernelAxpy) {
-#define GEMMTUNE_CPU_TILE_CASE(mr, u) \
-  GEMMTUNE_CPU_COMPILED_CASE(kKernelAxpy, mr, u, (&gemm_direct_axpy<In, Out, mr, u>))
-    GEMMTUNE_CPU_AXPY_TILES(GEMMTUNE_CPU_TILE_CASE)
-#undef GEMMTUNE_CPU_TILE_CASE
-  } else if (kernel == kKernelPairs) {
-    // kernels/pairs.h defines these kernels for 512-bit vectors only, which the preprocessor
-    // has to know before it sees their name; the rule (family_takes_isa) says the same.
-    static_assert(family_takes_isa(kKernelPairs, GEMMTUNE_ISA_LEVEL) == (GEMMTUNE_VECTOR_BYTES == 64));
+// The kernel of a family's tile (A, B, its lookup key as tile_key writes it), one line a family.
+template <int Kernel, DType In, DType Out, int A, int B>
+struct KernelOf;
+#define GEMMTUNE_CPU_KERNEL_OF(kernel, ...)     \
+  template <DType In, DType Out, int A, int B> \
+  struct KernelOf<kernel, In, Out, A, B> {     \
+    static constexpr CpuGemmFn fn = __VA_ARGS__; \
+  };
+GEMMTUNE_CPU_KERNEL_OF(kKernelPacked, &PackedGemm<In, Out, A, B>::run)
+GEMMTUNE_CPU_KERNEL_OF(kKernelRows, &gemm_direct_rows<In, Out, A, B>)
+GEMMTUNE_CPU_KERNEL_OF(kKernelRowsDots, &gemm_direct_rows_dots<In, Out, A, B>)
+GEMMTUNE_CPU_KERNEL_OF(kKernelDot, &gemm_direct_dot<In, Out, A, B>)
+GEMMTUNE_CPU_KERNEL_OF(kKernelTile, &gemm_direct_tile<In, Out, A, B>)
+GEMMTUNE_CPU_KERNEL_OF(kKernelStream, &gemm_direct_stream<In, Out, A, B>)
+GEMMTUNE_CPU_KERNEL_OF(kKernelAxpy, &gemm_direct_axpy<In, Out, A, B>)
+GEMMTUNE_CPU_KERNEL_OF(kKernelColumns, &gemm_direct_columns<In, Out, A, B>)
+// kernels/pairs.h defines these kernels for 512-bit vectors only, which the preprocessor has to
+// know before it sees their name; the rule (family_takes_isa) says the same, so no other level
+// asks for them.
+static_assert(family_takes_isa(kKernelPairs, GEMMTUNE_ISA_LEVEL) == (GEMMTUNE_VECTOR_BYTES == 64));
 #if GEMMTUNE_VECTOR_BYTES == 64
-#define GEMMTUNE_CPU_TILE_CASE(mr) \
-  GEMMTUNE_CPU_COMPILED_CASE(kKernelPairs, mr, 1, (&gemm_direct_pairs<In, Out, mr>))
-    GEMMTUNE_CPU_PAIRS_ROWS(GEMMTUNE_CPU_TILE_CASE)
-#undef GEMMTUNE_CPU_TILE_CASE
+GEMMTUNE_CPU_KERNEL_OF(kKernelPairs, &gemm_direct_pairs<In, Out, A>)
 #endif
-  } else if (kernel == kKernelRowsDots) {
-#define GEMMTUNE_CPU_TILE_CASE(mr, nv) \
-  GEMMTUNE_CPU_COMPILED_CASE(kKernelRowsDots, mr, nv, (&gemm_direct_rows_dots<In, Out, mr, nv>))
-    GEMMTUNE_CPU_DIRECT_TILES(GEMMTUNE_CPU_TILE_CASE)
-    if constexpr (takes_f32_rows_tiles(In, Out)) {
-      GEMMTUNE_CPU_DIRECT_F32_TILES(GEMMTUNE_CPU_TILE_CASE)
-    }
-#undef GEMMTUNE_CPU_TILE_CASE
-  } else if (kernel == kKernelColumns) {
-#define GEMMTUNE_CPU_TILE_CASE(mj, nv) \
-  GEMMTUNE_CPU_COMPILED_CASE(kKernelColumns, mj, nv, (&gemm_direct_columns<In, Out, mj, nv>))
-    GEMMTUNE_CPU_COLUMNS_TILES(GEMMTUNE_CPU_TILE_CASE)
-#undef GEMMTUNE_CPU_TILE_CASE
+#undef GEMMTUNE_CPU_KERNEL_OF
+
+// Tile T of family row F, where kernel_offered says it is compiled (the rule that prunes the
+// configs, so that the two cannot disagree), if (a, b) is its key.
+template <DType In, DType Out, std::size_t F, MicroTile T>
+CpuGemmFn tile_case(int a, int b) {
+  constexpr int kernel = kCpuKernelFamilies[F].kernel;
+  if constexpr (kernel_offered(GEMMTUNE_ISA_LEVEL, kernel, In, Out, TileKey{T.micro_m, T.micro_nv})) {
+    if (a == T.micro_m && b == T.micro_nv) return KernelOf<kernel, In, Out, T.micro_m, T.micro_nv>::fn;
   }
   return nullptr;
+}
+
+// The tiles of row F (its f32 tiles where F32), each instantiated as tile_case says.
+template <DType In, DType Out, std::size_t F, bool F32, std::size_t... I>
+CpuGemmFn find_in_tiles(int a, int b, std::index_sequence<I...>) {
+  constexpr std::span<const MicroTile> tiles = F32 ? kCpuKernelFamilies[F].f32_tiles : kCpuKernelFamilies[F].tiles;
+  CpuGemmFn fn = nullptr;
+  ((fn = fn != nullptr ? fn : tile_case<In, Out, F, tiles[I]>(a, b)), ...);
+  return fn;
+}
+
+template <DType In, DType Out, std::size_t F>
+CpuGemmFn find_in_family(int a, int b) {
+  constexpr const CpuKernelFamily& family = kCpuKernelFamilies[F];
+  if (CpuGemmFn fn = find_in_tiles<In, Out, F, false>(a, b, std::make_index_sequence<family.tiles.size()>())) return fn;
+  if constexpr (takes_f32_tiles(In, Out)) {
+    return find_in_tiles<In, Out, F, true>(a, b, std::make_index_sequence<family.f32_tiles.size()>());
+  }
+  return nullptr;
+}
+
+template <DType In, DType Out, std::size_t... F>
+CpuGemmFn find_tile(int kernel, int a, int b, std::index_sequence<F...>) {
+  CpuGemmFn fn = nullptr;
+  ((fn = fn == nullptr && kernel == kCpuKernelFamilies[F].kernel ? find_in_family<In, Out, F>(a, b) : fn), ...);
+  return fn;
 }
 
 }  // namespace
@@ -105,8 +102,9 @@ namespace gemmtune::cpu {
 
 CpuGemmFn GEMMTUNE_FIND_FUNCTION(int kernel, DType in, DType out, int micro_m, int columns) {
   using namespace GEMMTUNE_ISA_NAMESPACE;
+  constexpr auto families = std::make_index_sequence<std::size(kCpuKernelFamilies)>();
 #define GEMMTUNE_CPU_DTYPE_CASE(IN, OUT) \
-  if (in == DType::IN && out == DType::OUT) return find_tile<DType::IN, DType::OUT>(kernel, micro_m, columns);
+  if (in == DType::IN && out == DType::OUT) return find_tile<DType::IN, DType::OUT>(kernel, micro_m, columns, families);
   GEMMTUNE_ISA_DTYPES(GEMMTUNE_CPU_DTYPE_CASE)
 #undef GEMMTUNE_CPU_DTYPE_CASE
   return nullptr;

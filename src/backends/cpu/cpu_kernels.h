@@ -124,7 +124,14 @@ inline constexpr MicroTile kDotTiles[] = {GEMMTUNE_CPU_DOT_TILES(GEMMTUNE_CPU_TI
 // micro_m here counts columns of C and micro_nv vectors of its rows (the tile of Cᵀ).
 inline constexpr MicroTile kColumnsTiles[] = {GEMMTUNE_CPU_COLUMNS_TILES(GEMMTUNE_CPU_TILE_ENTRY)};
 inline constexpr MicroTile kTileShapes[] = {GEMMTUNE_CPU_TILE_SHAPES(GEMMTUNE_CPU_TILE_ENTRY)};
+inline constexpr MicroTile kStreamTiles[] = {GEMMTUNE_CPU_STREAM_TILES(GEMMTUNE_CPU_TILE_ENTRY)};
+// micro_m here counts rows of C and micro_nv rows of B a pass (the axpy tile).
+inline constexpr MicroTile kAxpyTiles[] = {GEMMTUNE_CPU_AXPY_TILES(GEMMTUNE_CPU_TILE_ENTRY)};
 #undef GEMMTUNE_CPU_TILE_ENTRY
+// One vector a row, whatever the columns (tile_key).
+#define GEMMTUNE_CPU_PAIRS_ENTRY(mr) MicroTile{mr, 1},
+inline constexpr MicroTile kPairsTiles[] = {GEMMTUNE_CPU_PAIRS_ROWS(GEMMTUNE_CPU_PAIRS_ENTRY)};
+#undef GEMMTUNE_CPU_PAIRS_ENTRY
 
 // Vector registers a packed or rows tile needs: the accumulators, one row of B vectors, one
 // broadcast of A. A dot tile holds its accumulators and one vector per column of B (A is read

@@ -35,8 +35,9 @@ constexpr bool family_takes_dtypes(int kernel, DType in, DType out) {
   return true;
 }
 
-// Whether the rows tiles of GEMMTUNE_CPU_DIRECT_F32_TILES (cpu_kernels.h) serve `in` → `out`.
-constexpr bool takes_f32_rows_tiles(DType in, DType out) { return in == DType::f32 && out == DType::f32; }
+// Whether a family's f32 tiles (cpu_kernel_families.h: the rows tiles of
+// GEMMTUNE_CPU_DIRECT_F32_TILES) serve `in` → `out`.
+constexpr bool takes_f32_tiles(DType in, DType out) { return in == DType::f32 && out == DType::f32; }
 
 // Whether `kernel` runs at ISA level `isa`: the pairs kernel fills half a 512-bit vector.
 constexpr bool family_takes_isa(int kernel, int isa) { return kernel != kKernelPairs || vector_bytes(isa) == 64; }

@@ -5,6 +5,7 @@
 
 #include "cpu_backends.h"
 #include "cpu_config_space.h"
+#include "cpu_kernel_families.h"
 #include "cpu_kernel_levels.h"
 #include "cpu_kernels.h"
 
@@ -67,63 +68,15 @@ class CpuTemplateBackend final : public Backend {
     if (c.isa < 0 || c.isa > cpu_.best_isa()) {
       return unsupported("isa " + std::string(cpu_isa_name(c.isa)) + " is not available on this CPU");
     }
-    if (c.kernel != kKernelPacked && (c.kernel < kKernelRows || c.kernel > kKernelRowsDots)) {
-      return unsupported("kernel " + std::string(kernel_name(c.kernel)) + " is not a cpu kernel");
-    }
-    const CpuGemmParams strides = cpu_strides(p);
-    const char* reads_b_rows = c.kernel == kKernelRows     ? "rows"
-                               : c.kernel == kKernelStream ? "stream"
-                               : c.kernel == kKernelAxpy   ? "axpy"
-                                                             : nullptr;
-    if (reads_b_rows != nullptr && strides.b_cs != 1) {
-      return unsupported("the direct " + std::string(reads_b_rows) + " kernel reads B contiguous along n (row-major)");
-    }
-    if (c.kernel == kKernelStream && c.block_k < 1) {
-      return unsupported("the direct stream kernel reads B bk rows at a time: bk must be at least 1");
-    }
-    if (c.kernel == kKernelDot && (strides.a_ks != 1 || strides.b_ks != 1)) {
-      return unsupported("the direct dot kernel reads A and B contiguous along k (A row-major, B column-major)");
-    }
-    if (c.kernel == kKernelColumns && strides.b_ks != 1) {
-      return unsupported("the direct columns kernel reads B contiguous along k (column-major)");
-    }
-    const int lanes = vector_lanes(c.isa);
-    // The tile and pairs kernels hold all of C in one register tile; the pairs kernel's is half
-    // a vector wide and also reads A's adjacent pairs along k.
-    if (c.kernel == kKernelTile || c.kernel == kKernelPairs) {
-      const bool pairs = c.kernel == kKernelPairs;
-      const bool fits = strides.b_cs == 1 && (!pairs || strides.a_ks == 1) && p.m() == c.micro_m && p.n() > 0 &&
-                        p.n() <= c.micro_n && (!pairs || c.micro_n * 2 == lanes) && c.threads == 1;
-      if (!fits) {
-        return unsupported(pairs ? "the direct pairs kernel holds all of C (m = mm rows, n <= mn = half a vector's "
-                                   "lanes, A and B row-major) on one thread"
-                                 : "the direct tile kernel holds all of C (m = mm rows, n <= mn columns, B row-major) "
-                                   "on one thread");
-      }
-    }
-    if (c.kernel == kKernelRowsDots &&
-        (strides.b_cs != 1 || strides.a_ks != 1 || p.n() < lanes || p.n() % lanes > max_dots_tail(lanes))) {
-      return unsupported("the direct rows-dots kernel reads A and B row-major and takes C of whole vectors and at most " +
-                         std::to_string(max_dots_tail(lanes)) + " columns more");
-    }
-    // The dot and axpy tiles count columns of C and rows of B, not vectors; the pairs tile
-    // holds half a vector's columns (checked above).
-    const bool whole_vectors = c.kernel == kKernelDot || c.kernel == kKernelAxpy || c.kernel == kKernelPairs
-                                   ? true
-                               : c.kernel == kKernelColumns ? c.micro_m % lanes == 0
-                                                              : c.micro_n % lanes == 0;
-    if (c.micro_m <= 0 || c.micro_n <= 0 || !whole_vectors) {
-      return unsupported("register tile " + std::to_string(c.micro_m) + "x" + std::to_string(c.micro_n) +
-                         " is not whole vectors of " + std::to_string(lanes) + " lanes");
+    const CpuKernelFamily* family = cpu_kernel_family(c.kernel);
+    if (family == nullptr) return unsupported("kernel " + std::string(kernel_name(c.kernel)) + " is not a cpu kernel");
+    if (std::string why = family->cannot_run(p, cpu_strides(p), c, vector_lanes(c.isa)); !why.empty()) {
+      return unsupported(why);
     }
     if (lookup(p, c) == nullptr) {
       return unsupported("no kernel compiled for tile " + std::to_string(c.micro_m) + "x" +
                          std::to_string(c.micro_n) + " and " + std::string(dtype_name(p.a_type())) + "->" +
                          std::string(dtype_name(p.c_type())));
-    }
-    if (c.kernel == kKernelPacked && (c.block_m <= 0 || c.block_m % c.micro_m != 0 || c.block_n <= 0 ||
-                                  c.block_n % c.micro_n != 0 || c.block_k <= 0)) {
-      return unsupported("blocks must be positive multiples of the register tile");
     }
     if (c.threads < 1 || c.threads > 1024) return unsupported("threads must be in [1, 1024]");
     return Status::ok();
