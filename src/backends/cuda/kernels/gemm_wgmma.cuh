@@ -832,12 +832,15 @@ extern "C" __global__ void __launch_bounds__(GT_THREADS, 1) GT_CLUSTER_DIMS
           gt_tile_of(unit.tile, cluster_tiles_m, cluster_tiles_n, tm, tn);
           const int row0 = (tm * GT_CLUSTER_M + rank_m) * GT_BM;
           const int col0 = (tn * GT_CLUSTER_N + rank_n) * GT_BN;
-          for (int kb = unit.kb_begin; kb < unit.kb_end && (pass == 1 || it < GT_STAGES); ++kb, ++it) {
-            const int s = it % GT_STAGES;
+          // The stage and its phase step as counters, from `it` once a unit (see the consumers').
+          int s = it % GT_STAGES;
+          gt_u32 phase = (it / GT_STAGES) & 1;
+          for (int kb = unit.kb_begin; kb < unit.kb_end && (pass == 1 || it < GT_STAGES);
+               ++kb, ++it, s = s + 1 == GT_STAGES ? 0 : s + 1, phase ^= s == 0) {
             // Where pass 0 sent for this stage's weights: only the other operand is left.
             const bool armed = pass == 1 && early && it < GT_STAGES;
             if (!armed) {
-              gt_barrier_wait(empty + 8 * s, ((it / GT_STAGES) & 1) ^ 1);
+              gt_barrier_wait(empty + 8 * s, phase ^ 1);
 #if GT_PROBE_SKIP & 2
               asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(full + 8 * s) : "memory");
               continue;
@@ -905,9 +908,14 @@ extern "C" __global__ void __launch_bounds__(GT_THREADS, 1) GT_CLUSTER_DIMS
 #pragma unroll
         for (int i = 0; i < GT_ACC; ++i) acc[ms][i] = 0;
       }
-      for (int kb = 0; kb < k_blocks; ++kb, ++it) {
-        const int s = it % GT_STAGES;
-        gt_barrier_wait(full + 8 * s, (it / GT_STAGES) & 1);
+      // The ring's stage, the one before it and the phase step as counters, set from `it` once
+      // a unit. Derived from `it` on every k-block instead, the kernels ran 1.03-1.09× slower at
+      // 5 and 6 stages and 1.16× slower for 128×176 at 4 on the H200; 128×256 at 4 the same
+      // (bench/results/2026-11-28-h200-check.md).
+      int s = it % GT_STAGES, prev = (it + GT_STAGES - 1) % GT_STAGES;
+      gt_u32 phase = (it / GT_STAGES) & 1;
+      for (int kb = 0; kb < k_blocks; ++kb, ++it, prev = s, s = s + 1 == GT_STAGES ? 0 : s + 1, phase ^= s == 0) {
+        gt_barrier_wait(full + 8 * s, phase);
         gt_wgmma_fence();
         const gt_u32 a_stage = a_tiles + s * GT_A_STAGE_BYTES;
         const gt_u32 b_stage = b_tiles + s * GT_B_STAGE_BYTES;
@@ -930,7 +938,7 @@ extern "C" __global__ void __launch_bounds__(GT_THREADS, 1) GT_CLUSTER_DIMS
         // Keep this k-block's wgmmas in flight; the previous block's are done once at most one
         // group is pending, and its stage goes back to the producer(s).
         gt_wgmma_wait<1>();
-        if (kb > 0 && lane == 0) gt_release_stage(empty + 8 * ((it - 1) % GT_STAGES));
+        if (kb > 0 && lane == 0) gt_release_stage(empty + 8 * prev);
 #else
         // Release the stage as soon as its wgmmas are done; the other consumer (or tile) keeps
         // the tensor cores busy meanwhile.
@@ -946,7 +954,7 @@ extern "C" __global__ void __launch_bounds__(GT_THREADS, 1) GT_CLUSTER_DIMS
 #endif
 #if GT_WGMMA_DEPTH == 1
       gt_wgmma_wait<0>();
-      if (k_blocks > 0 && lane == 0) gt_release_stage(empty + 8 * ((it - 1) % GT_STAGES));
+      if (k_blocks > 0 && lane == 0) gt_release_stage(empty + 8 * prev);
 #endif
 #if GT_SPLIT_K > 1
       {
