@@ -16,9 +16,10 @@ constexpr int kMinBlockK = 16;
 constexpr double kDirectMacs = double(1 << 18);
 constexpr std::int64_t kSkinny = 16;
 // The axpy kernel is offered up to this many rows of A: its tallest tile.
-constexpr std::int64_t kAxpyRows = std::max_element(std::begin(kAxpyTiles), std::end(kAxpyTiles), [](MicroTile a, MicroTile b) {
-                                     return a.micro_m < b.micro_m;
-                                   })->micro_m;
+constexpr std::int64_t kAxpyRows =
+    std::max_element(std::begin(kAxpyTiles), std::end(kAxpyTiles),
+                     [](MicroTile a, MicroTile b) { return a.micro_m < b.micro_m; })
+        ->micro_m;
 // The columns kernel holds up to 4 vectors of rows of A (64 with AVX-512): it streams W
 // unpacked, which beats packing W until the batch fills the packed kernel's tiles.
 constexpr std::int64_t kColumnsVectors = 4;
@@ -154,9 +155,8 @@ void Offer::add(int kernel, int micro_m, int micro_n, int tile_isa, int block_k)
   c.block_k = block_k;
   c.threads = threads;
   c.isa = tile_isa < 0 ? isa : tile_isa;
-  if (check_cpu_limits(c, p, cpu).is_ok() && cpu_kernel_family(kernel)->cannot_run(p, strides, c, vector_lanes(c.isa)).empty()) {
-    out->push_back(c);
-  }
+  const bool fits = check_cpu_limits(c, p, cpu).is_ok();
+  if (fits && cpu_kernel_family(kernel)->cannot_run(p, strides, c, vector_lanes(c.isa)).empty()) out->push_back(c);
 }
 
 void Offer::add_rows_tiles(const CpuKernelFamily& family, std::int64_t nv) const {
