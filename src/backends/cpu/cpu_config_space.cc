@@ -147,22 +147,22 @@ Status check_cpu_limits(const KernelConfig& c, const Problem& p, const CpuInfo& 
   return Status::ok();
 }
 
-void Offer::add(int kernel, int micro_m, int micro_n, int tile_isa, int block_k) const {
+void Offer::add(const CpuKernelFamily& family, int micro_m, int micro_n, int tile_isa, int block_k) const {
   KernelConfig c;
-  c.kernel = kernel;
+  c.kernel = family.kernel;
   c.micro_m = micro_m;
   c.micro_n = micro_n;
   c.block_k = block_k;
   c.threads = threads;
   c.isa = tile_isa < 0 ? isa : tile_isa;
   const bool fits = check_cpu_limits(c, p, cpu).is_ok();
-  if (fits && cpu_kernel_family(kernel)->cannot_run(p, strides, c, vector_lanes(c.isa)).empty()) out->push_back(c);
+  if (fits && family.cannot_run(p, strides, c, vector_lanes(c.isa)).empty()) out->push_back(c);
 }
 
 void Offer::add_rows_tiles(const CpuKernelFamily& family, std::int64_t nv) const {
   auto add_tile = [&](const MicroTile& t) {
     if (exhaustive || (t.micro_nv == nv && t.micro_m <= std::max<std::int64_t>(p.m(), 1))) {
-      add(family.kernel, t.micro_m, t.micro_nv * lanes);
+      add(family, t.micro_m, t.micro_nv * lanes);
     }
   };
   for (const MicroTile& t : family.tiles) add_tile(t);
@@ -188,9 +188,9 @@ constexpr int kHalfLanes = vector_lanes(kIsaAvx2);
 void offer_tile(const Offer& o, const CpuKernelFamily& family) {
   if (o.strides.b_cs != 1 || o.threads != 1) return;
   if (o.p.n() <= o.vectors * o.lanes && o.p.m() <= kMaxTileRows[o.vectors]) {
-    o.add(family.kernel, int(o.p.m()), int(o.vectors) * o.lanes);
+    o.add(family, int(o.p.m()), int(o.vectors) * o.lanes);
   }
-  if (o.isa >= kIsaAvx512 && o.p.n() <= kHalfLanes) o.add(family.kernel, int(o.p.m()), kHalfLanes, kIsaAvx2);
+  if (o.isa >= kIsaAvx512 && o.p.n() <= kHalfLanes) o.add(family, int(o.p.m()), kHalfLanes, kIsaAvx2);
 }
 
 // The same C with two steps of k side by side in each 512-bit vector: no lane is padding
@@ -198,7 +198,7 @@ void offer_tile(const Offer& o, const CpuKernelFamily& family) {
 void offer_pairs(const Offer& o, const CpuKernelFamily& family) {
   if (o.strides.b_cs == 1 && o.strides.a_ks == 1 && o.threads == 1 && o.isa >= kIsaAvx512 && o.p.n() <= kHalfLanes &&
       o.p.m() <= kMaxPairsRows) {
-    o.add(family.kernel, int(o.p.m()), kHalfLanes, kIsaAvx512);
+    o.add(family, int(o.p.m()), kHalfLanes, kIsaAvx512);
   }
 }
 
@@ -224,7 +224,7 @@ void offer_stream(const Offer& o, const CpuKernelFamily& family) {
   for (const MicroTile& t : family.tiles) {
     if (!o.exhaustive && t.micro_m >= 2 * std::max<std::int64_t>(o.p.m(), 1)) continue;
     for (int depth : kStreamBlockDepths) {
-      o.add(family.kernel, t.micro_m, t.micro_nv * o.lanes, -1,
+      o.add(family, t.micro_m, t.micro_nv * o.lanes, -1,
             scale_block_to_dim(depth, o.p.k(), kStreamBlockDepths[0]));
     }
   }
@@ -235,7 +235,7 @@ void offer_stream(const Offer& o, const CpuKernelFamily& family) {
 void offer_axpy(const Offer& o, const CpuKernelFamily& family) {
   if (o.strides.b_cs != 1 || !(o.exhaustive || (o.p.m() <= kAxpyRows && !b_in_l2(o.p, o.cpu)))) return;
   for (const MicroTile& t : family.tiles) {
-    if (o.exhaustive || t.micro_m < 2 * std::max<std::int64_t>(o.p.m(), 1)) o.add(family.kernel, t.micro_m, t.micro_nv);
+    if (o.exhaustive || t.micro_m < 2 * std::max<std::int64_t>(o.p.m(), 1)) o.add(family, t.micro_m, t.micro_nv);
   }
 }
 
@@ -245,7 +245,7 @@ void offer_dot(const Offer& o, const CpuKernelFamily& family) {
   const bool dots = o.exhaustive || o.p.m() <= kSkinny || o.p.n() <= kSkinny || macs(o.p) <= kDirectMacs;
   if (!dots || o.strides.a_ks != 1 || o.strides.b_ks != 1) return;
   for (const MicroTile& t : family.tiles) {
-    if (o.exhaustive || (t.micro_m <= o.p.m() && t.micro_nv <= o.p.n())) o.add(family.kernel, t.micro_m, t.micro_nv);
+    if (o.exhaustive || (t.micro_m <= o.p.m() && t.micro_nv <= o.p.n())) o.add(family, t.micro_m, t.micro_nv);
   }
 }
 
@@ -256,7 +256,7 @@ void offer_columns(const Offer& o, const CpuKernelFamily& family) {
   const std::int64_t row_vectors = std::min<std::int64_t>(kColumnsVectors, (o.p.m() + o.lanes - 1) / o.lanes);
   for (const MicroTile& t : family.tiles) {
     if (o.exhaustive || (t.micro_nv == row_vectors && t.micro_m <= o.p.n())) {
-      o.add(family.kernel, t.micro_nv * o.lanes, t.micro_m);
+      o.add(family, t.micro_nv * o.lanes, t.micro_m);
     }
   }
 }

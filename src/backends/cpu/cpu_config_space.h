@@ -61,8 +61,8 @@ struct Offer {
   std::int64_t vectors;
   std::vector<KernelConfig>* out;
 
-  // A config of `kernel` with this tile (`tile_isa`: another ISA level than the offer's).
-  void add(int kernel, int micro_m, int micro_n, int tile_isa = -1, int block_k = 0) const;
+  // A config of `family`'s kernel with this tile (`tile_isa`: another ISA level than the offer's).
+  void add(const CpuKernelFamily& family, int micro_m, int micro_n, int tile_isa = -1, int block_k = 0) const;
   // The rows tiles of `family` that are `nv` vectors wide and no taller than the problem
   // (every tile in the exhaustive space); its f32 tiles too for f32.
   void add_rows_tiles(const CpuKernelFamily& family, std::int64_t nv) const;
