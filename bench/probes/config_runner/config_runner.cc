@@ -17,12 +17,14 @@
 //
 // Each config is timed in interleaved rounds (CUDA events around 200 back-to-back calls, the
 // operands rotated over copies that together exceed the L2 twice); the median round is printed
-// as µs, TB/s of A + B + C and TFLOP/s. With PROBE_LAUNCHES=N each config only runs N times,
-// untimed: under `ncu --launch-skip` one launch of each config is profiled. PROBE_ROUNDS=N
-// times N rounds instead of 15.
+// as µs, TB/s of A + B + C and TFLOP/s, with the host's time to enqueue one call (where it
+// nears the kernel's time, the launches, not the kernel, set the pace). With PROBE_LAUNCHES=N
+// each config only runs N times, untimed: under `ncu --launch-skip` one launch of each config
+// is profiled. PROBE_ROUNDS=N times N rounds instead of 15.
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -171,11 +173,14 @@ int main(int argc, char** argv) {
   cudaEvent_t start, stop;
   CHECK_CUDA(cudaEventCreate(&start));
   CHECK_CUDA(cudaEventCreate(&stop));
-  std::vector<std::vector<double>> us(kernels.size());
+  std::vector<std::vector<double>> us(kernels.size()), host_us(kernels.size());
   for (int round = -1; round < kRounds; ++round) {  // round -1 warms up
     for (std::size_t i = 0; i < kernels.size(); ++i) {
       CHECK_CUDA(cudaEventRecord(start, stream));
+      const auto enqueue_start = std::chrono::steady_clock::now();
       for (int call = 0; call < kCalls; ++call) launch(*kernels[i], call);
+      const std::chrono::duration<double, std::micro> enqueued = std::chrono::steady_clock::now() - enqueue_start;
+      if (round >= 0) host_us[i].push_back(enqueued.count() / kCalls);
       CHECK_CUDA(cudaEventRecord(stop, stream));
       CHECK_CUDA(cudaEventSynchronize(stop));
       float ms = 0;
@@ -187,9 +192,10 @@ int main(int argc, char** argv) {
               (long long)p.m(), (long long)p.n(), (long long)p.k(), argv[5], argv[6], sets, kRounds, kCalls);
   for (std::size_t i = 0; i < kernels.size(); ++i) {
     std::sort(us[i].begin(), us[i].end());
+    std::sort(host_us[i].begin(), host_us[i].end());
     const double t = us[i][us[i].size() / 2];
-    std::printf("%9.2f us %6.2f TB/s %7.1f TFLOP/s  %s\n", t, set_bytes / t / 1e6,
-                2.0 * p.m() * p.n() * p.k() / t / 1e6, names[i].c_str());
+    std::printf("%9.2f us %6.2f TB/s %7.1f TFLOP/s %7.2f us host  %s\n", t, set_bytes / t / 1e6,
+                2.0 * p.m() * p.n() * p.k() / t / 1e6, host_us[i][host_us[i].size() / 2], names[i].c_str());
   }
   return 0;
 }
