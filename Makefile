@@ -10,8 +10,8 @@ BUILD_TYPE ?= Release
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 # The ISA levels of the own CPU kernels (cmake/cpu_isas.cmake): native compiles those this
-# machine runs (a fresh `make demo` in 7.5 min on the 2-core Zen 3 VM: bench/results/
-# 2026-11-27-build-time.md); a package for other machines compiles all of them.
+# machine runs, from AVX2 up where it has AVX2 (bench/results/2026-11-28-build-time.md); a
+# package for other machines compiles all of them.
 CPU_ISAS ?= native
 PREFIX ?= /usr/local
 # CUTLASS (backend 'cutlass'), which Debian does not package: pass your checkout as CUTLASS_DIR.

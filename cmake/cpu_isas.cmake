@@ -8,8 +8,15 @@
 # still has its sources checked by the compiler's front end (gemmtune_cpu_kernels_syntax), so
 # a build on an AVX2 machine still catches an AVX-512 kernel that no longer compiles.
 #
-# Sets GEMMTUNE_CPU_TOP_ISA (0 generic … 4 avx512_bf16, as kIsa* in cpu_kernels.h) and
-# GEMMTUNE_CPU_ISA_NAMES (the level names, lowest first).
+# `native` also leaves the generic level out on a machine with AVX2: there its kernels are
+# offered only by the exhaustive space, below the AVX2 ones, and were the fastest config on
+# none of the 240 held-out shapes of the Zen 3, Zen 5 and Emerald Rapids sweeps
+# (bench/results/2026-11-28-build-time.md), while their unit is the longest compile of a
+# 2-core build (241 s of CPU).
+#
+# Sets GEMMTUNE_CPU_TOP_ISA and GEMMTUNE_CPU_BOTTOM_ISA (0 generic … 4 avx512_bf16, as kIsa* in
+# cpu_kernels.h: the levels from bottom to top are compiled) and GEMMTUNE_CPU_ISA_NAMES (the
+# level names, lowest first).
 set(GEMMTUNE_CPU_ISA_NAMES generic avx2 avx512 avx512_vnni avx512_bf16)
 set(GEMMTUNE_CPU_ISAS "all" CACHE STRING
     "ISA levels of the own CPU kernels: all (portable), native (up to this machine's best), or the top level's name")
@@ -45,10 +52,14 @@ int main() {
   set(${out} ${level} PARENT_SCOPE)
 endfunction()
 
+set(GEMMTUNE_CPU_BOTTOM_ISA 0)
 if(GEMMTUNE_CPU_ISAS STREQUAL "all")
   set(GEMMTUNE_CPU_TOP_ISA 4)
 elseif(GEMMTUNE_CPU_ISAS STREQUAL "native")
   gemmtune_native_cpu_isa(GEMMTUNE_CPU_TOP_ISA)
+  if(GEMMTUNE_CPU_TOP_ISA GREATER_EQUAL 1)
+    set(GEMMTUNE_CPU_BOTTOM_ISA 1)
+  endif()
 else()
   list(FIND GEMMTUNE_CPU_ISA_NAMES "${GEMMTUNE_CPU_ISAS}" GEMMTUNE_CPU_TOP_ISA)
   if(GEMMTUNE_CPU_TOP_ISA LESS 0)

@@ -28,6 +28,9 @@ namespace gemmtune::test_support {
 // (GEMMTUNE_CPU_ISAS): the kernel tests run every level up to it. (A lookup compiled for a
 // higher level may use its instructions, and one not compiled finds nothing.)
 inline int runnable_isa() { return std::min(host_cpu().best_isa(), cpu::compiled_top_isa()); }
+// The lowest level this build compiled: a native build on a machine with AVX2 leaves the
+// generic level out (cmake/cpu_isas.cmake), so the kernel tests run the levels from here up.
+inline int lowest_runnable_isa() { return cpu::compiled_bottom_isa(); }
 
 // The spec of a problem with `pad` elements between the rows (or columns) of every operand.
 inline ProblemSpec padded_spec(std::int64_t m, std::int64_t n, std::int64_t k, DType in, DType out, const char* layout,

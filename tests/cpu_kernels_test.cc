@@ -29,8 +29,9 @@ namespace {
 
 using namespace test_support;
 
-// The packed kernels for every ISA level this CPU has (not only the best: the levels below
-// are the fallbacks of CPUs without VNNI, BF16 or AVX-512), every tile compiled for the level,
+// The packed kernels for every ISA level this CPU has and this build compiled (not only the
+// best: the levels below are the fallbacks of CPUs without VNNI, BF16 or AVX-512), every tile
+// compiled for the level,
 // every layout (each operand is packed along k or across it), blocks small enough that every
 // loop wraps, and scalars that read C.
 TEST(CpuKernels, EveryIsaAndRegisterTileMatchesTheReference) {
@@ -46,7 +47,7 @@ TEST(CpuKernels, EveryIsaAndRegisterTileMatchesTheReference) {
                                                     integer ? 1.0 : -0.5)}) {
         TestBuffers buffers(problem, std::uint64_t(problem.m() * 7 + problem.k()));
         const Reference reference = compute_reference(problem, buffers);
-        for (int isa = 0; isa <= best; ++isa) {
+        for (int isa = lowest_runnable_isa(); isa <= best; ++isa) {
           for (const auto& tile : cpu::kMicroTiles) {
             if (!cpu::kernel_offered(isa, kKernelPacked, type, problem.c_type(), {tile.micro_m, tile.micro_nv})) {
               continue;
@@ -88,7 +89,7 @@ TEST(CpuKernels, EveryDirectKernelTileMatchesTheReference) {
         const Problem problem = padded_problem(m, n, k, type, layout, 2, integer ? 1.0 : 1.5, integer ? 1.0 : 0.5);
         TestBuffers buffers(problem, std::uint64_t(m * 1000 + n));
         const Reference reference = compute_reference(problem, buffers);
-        for (int isa = 0; isa <= best; ++isa) {
+        for (int isa = lowest_runnable_isa(); isa <= best; ++isa) {
           for (const DirectTile& tile : direct_tiles(type)) {
             const KernelConfig c = direct_config(tile, isa);
             // The other layout's kernel, or the columns kernel on s8.
@@ -163,7 +164,7 @@ TEST(CpuKernels, StreamingKernelsReadTheirOperandAtEveryOffsetWithinAVector) {
         TestBuffers buffers(*problem, std::uint64_t(m * 100 + k));
         const Reference reference = compute_reference(*problem, buffers);
         std::vector<KernelConfig> configs;
-        for (int isa = 0; isa <= best; ++isa) {
+        for (int isa = lowest_runnable_isa(); isa <= best; ++isa) {
           for (const DirectTile& tile : direct_tiles(type)) {
             if (std::find(algos.begin(), algos.end(), tile.kernel) == algos.end()) continue;
             const KernelConfig c = direct_config(tile, isa);

@@ -58,13 +58,15 @@ std::vector<std::array<std::int64_t, 3>> walked_shapes() {
 struct Walk {
   std::array<int, kLevels> configs{};    // configs offered to a CPU of each best ISA level
   std::array<int, kLevels> looked_up{};  // of those, the ones whose kernel was looked up
+  std::array<int, kLevels> below{};      // ... and those of a level below the build's lowest
   std::vector<KernelKey> missing;        // configs whose kernel find_cpu_kernel lacks
   std::set<KernelKey> offered;           // every kernel some config names
 };
 
 // Every config both search spaces offer to a CPU of each ISA level, for every dtype pair,
-// layout and walked shape. Their kernels are looked up at the levels this machine runs and this
-// build compiled (runnable_isa).
+// layout and walked shape, every level down to generic (as a portable build offers them).
+// Their kernels are looked up at the levels this machine runs and this build compiled
+// (lowest_runnable_isa to runnable_isa).
 const Walk& walk() {
   static const Walk result = [] {
     Walk w;
@@ -82,12 +84,16 @@ const Walk& walk() {
             const Problem p = *Problem::create({.m = m, .n = n, .k = k, .a_type = in, .b_type = in, .c_type = out,
                                                 .a_layout = layouts.first, .b_layout = layouts.second});
             for (SearchSpace space : {SearchSpace::default_space, SearchSpace::exhaustive}) {
-              for (const KernelConfig& c : cpu::cpu_configs(p, space, cpu)) {
+              for (const KernelConfig& c : cpu::cpu_configs(p, space, cpu, cpu::kIsaGeneric)) {
                 const cpu::TileKey key = cpu::tile_key(c.kernel, c.micro_m, c.micro_n, cpu::vector_lanes(c.isa));
                 const KernelKey kernel{c.isa, c.kernel, in, out, key.first, key.second};
                 w.offered.insert(kernel);
                 ++w.configs[level];
                 if (!here) continue;
+                if (c.isa < test_support::lowest_runnable_isa()) {
+                  ++w.below[level];
+                  continue;
+                }
                 ++w.looked_up[level];
                 if (cpu::find_cpu_kernel(c.isa, c.kernel, in, out, key.first, key.second) == nullptr) {
                   w.missing.push_back(kernel);
@@ -118,8 +124,12 @@ TEST(CpuOfferedKernels, EveryConfigTheSpaceOffersHasACompiledKernel) {
   int expected_lookups = 0;
   for (int level = 0; level <= test_support::runnable_isa(); ++level) expected_lookups += kConfigsPerLevel[level];
   int lookups = 0;
-  for (int n : w.looked_up) lookups += n;
+  for (int level = 0; level < kLevels; ++level) lookups += w.looked_up[level] + w.below[level];
   EXPECT_EQ(lookups, expected_lookups);
+  // Of a level the build compiled, every config was looked up.
+  for (int level = test_support::lowest_runnable_isa(); level <= test_support::runnable_isa(); ++level) {
+    EXPECT_GT(w.looked_up[level], 0) << cpu_isa_name(level);
+  }
   for (const KernelKey& k : w.missing) ADD_FAILURE() << "offered but not compiled: " << describe(k);
 }
 
@@ -161,7 +171,7 @@ TEST(CpuOfferedKernels, EveryCompiledKernelIsOfferedAndNoOther) {
                                            {DType::f16, DType::f32},  {DType::bf16, DType::bf16},
                                            {DType::bf16, DType::f32}, {DType::s8, DType::s32}};
   int checked = 0;
-  for (int level = 0; level <= test_support::runnable_isa(); ++level) {
+  for (int level = test_support::lowest_runnable_isa(); level <= test_support::runnable_isa(); ++level) {
     int compiled = 0;
     for (int kernel = kKernelPacked; kernel <= kKernelRowsDots; ++kernel) {  // 1, gemv, finds none
       for (auto [in, out] : types) {
@@ -180,12 +190,17 @@ TEST(CpuOfferedKernels, EveryCompiledKernelIsOfferedAndNoOther) {
     EXPECT_EQ(compiled, kOfferedPerLevel[level]) << cpu_isa_name(level);
     ++checked;
   }
-  EXPECT_GE(checked, 1) << "the generic level is always compiled and runs everywhere";
+  EXPECT_GE(checked, 1) << "the lowest level compiled runs here";
+  // The levels left out compile to empty lookups.
+  for (int level = 0; level < test_support::lowest_runnable_isa(); ++level) {
+    for (auto [in, out] : types) EXPECT_EQ(lookups[level](kKernelPacked, in, out, 4, 2), nullptr) << cpu_isa_name(level);
+  }
 }
 
 // A build that compiled fewer ISA levels than the CPU it runs on (GEMMTUNE_CPU_ISAS=native,
-// moved to a better machine) offers no config of a level it did not compile, and says which
-// levels it has. On a build of every level this checks that nothing is taken away.
+// moved to a better machine, or the generic level left out) offers no config of a level it did
+// not compile, and says which levels it has. On a build of every level this checks that
+// nothing is taken away.
 TEST(CpuOfferedKernels, TheBackendOffersOnlyTheLevelsThisBuildCompiled) {
   const std::unique_ptr<Backend> backend = cpu::make_cpu_template_backend(cpu_at_level(cpu::kIsaAvx512Bf16));
   int configs = 0, at_top = 0;
@@ -194,6 +209,8 @@ TEST(CpuOfferedKernels, TheBackendOffersOnlyTheLevelsThisBuildCompiled) {
     for (SearchSpace space : {SearchSpace::default_space, SearchSpace::exhaustive}) {
       for (const KernelConfig& c : backend->configs(p, space)) {
         EXPECT_LE(c.isa, cpu::compiled_top_isa()) << c.to_string();
+        EXPECT_GE(c.isa, cpu::compiled_bottom_isa()) << c.to_string();
+        EXPECT_TRUE(backend->can_implement(p, c).is_ok()) << c.to_string();
         at_top += c.isa == cpu::compiled_top_isa();
         ++configs;
       }
@@ -203,7 +220,19 @@ TEST(CpuOfferedKernels, TheBackendOffersOnlyTheLevelsThisBuildCompiled) {
   EXPECT_GT(at_top, 0) << "the best level compiled is offered";
   const std::string note = cpu::compiled_isas_note();
   EXPECT_NE(note.find(std::string(cpu_isa_name(cpu::compiled_top_isa()))), std::string::npos) << note;
-  EXPECT_EQ(note.find("GEMMTUNE_CPU_ISAS") == std::string::npos, cpu::compiled_top_isa() == cpu::kIsaAvx512Bf16) << note;
+  EXPECT_EQ(note.find("GEMMTUNE_CPU_ISAS") == std::string::npos,
+            cpu::compiled_bottom_isa() == cpu::kIsaGeneric && cpu::compiled_top_isa() == cpu::kIsaAvx512Bf16)
+      << note;
+  if (cpu::compiled_bottom_isa() > cpu::kIsaGeneric) {
+    // A generic config (as a portable build would store it) is refused, not run.
+    const Problem p = *Problem::create(300, 300, 300, DType::f32, "nn");
+    KernelConfig generic = backend->configs(p, SearchSpace::default_space).front();
+    generic.isa = cpu::kIsaGeneric;
+    generic.micro_n = generic.micro_n / cpu::vector_lanes(cpu::compiled_top_isa()) * cpu::vector_lanes(cpu::kIsaGeneric);
+    const Status refused = backend->can_implement(p, generic);
+    EXPECT_EQ(refused.code(), ErrorCode::unsupported);
+    EXPECT_NE(refused.message().find("no kernel compiled"), std::string::npos) << refused.message();
+  }
 }
 
 // The family table (cpu_kernel_families.h) is the one place a CPU kernel family is named:

@@ -29,13 +29,13 @@ namespace {
 
 using namespace test_support;
 
-// f(shape, lanes, config) for every compiled tile kernel shape at every ISA level this CPU has:
-// its vector's lanes and its one-thread config.
+// f(shape, lanes, config) for every compiled tile kernel shape at every ISA level this CPU has
+// and this build compiled: its vector's lanes and its one-thread config.
 template <class F>
 void for_every_tile_kernel(F&& f) {
   const int best = runnable_isa();
   for (const auto& shape : cpu::kTileShapes) {
-    for (int isa = 0; isa <= best; ++isa) {
+    for (int isa = lowest_runnable_isa(); isa <= best; ++isa) {
       if (!cpu::kernel_offered(isa, kKernelTile, DType::f32, DType::f32, {shape.micro_m, shape.micro_nv})) {
         continue;
       }
@@ -121,7 +121,7 @@ TEST(CpuKernels, RowsKernelsReadBAtEveryOffsetWithinAVector) {
   std::map<int, int> ran;
   for (const DirectTile& tile : direct_tiles(DType::f32)) {
     if (tile.kernel != kKernelRows) continue;
-    for (int isa = 0; isa <= best; ++isa) {
+    for (int isa = lowest_runnable_isa(); isa <= best; ++isa) {
       const int lanes = cpu::vector_lanes(isa);
       const int width = tile.columns * lanes;
       for (int m : {tile.rows, 2 * tile.rows + 1}) {
@@ -212,7 +212,7 @@ TEST(CpuKernels, RowsDotsKernelsMatchTheReferenceAtEveryTailWidth) {
   const Backend& cpu = *backends.front();
   const int best = runnable_isa();
   const std::pair<int, int> tiles[] = {{4, 2}, {8, 1}, {3, 4}, {12, 2}};  // (rows, vectors)
-  for (int isa = 0; isa <= std::min(best, cpu::kIsaAvx512); ++isa) {
+  for (int isa = lowest_runnable_isa(); isa <= std::min(best, cpu::kIsaAvx512); ++isa) {
     const int lanes = cpu::vector_lanes(isa);
     int ran = 0;
     for (int tail = 1; tail <= cpu::max_dots_tail(lanes); ++tail) {

@@ -306,12 +306,12 @@ KernelConfig fit_to_caches(KernelConfig c, const Problem& p, const CpuInfo& cpu)
   return c;
 }
 
-std::vector<KernelConfig> packed_configs(const Problem& p, SearchSpace space, const CpuInfo& cpu) {
+std::vector<KernelConfig> packed_configs(const Problem& p, SearchSpace space, const CpuInfo& cpu, int lowest_isa) {
   const int best = isa_for_dtype(p.a_type(), cpu);
   const CpuGemmParams strides = cpu_strides(p);
   std::vector<int> isas = {best};
   if (space == SearchSpace::exhaustive) {
-    for (int isa = best - 1; isa >= 0; --isa) isas.push_back(isa);
+    for (int isa = best - 1; isa >= std::max(lowest_isa, 0); --isa) isas.push_back(isa);
   }
   std::vector<KernelConfig> configs;
   for (int isa : isas) {
@@ -332,7 +332,7 @@ std::vector<KernelConfig> packed_configs(const Problem& p, SearchSpace space, co
 
 }  // namespace
 
-std::vector<KernelConfig> cpu_configs(const Problem& p, SearchSpace space, const CpuInfo& cpu) {
+std::vector<KernelConfig> cpu_configs(const Problem& p, SearchSpace space, const CpuInfo& cpu, int lowest_isa) {
   const std::int64_t columns_rows = kColumnsVectors * vector_lanes(isa_for_dtype(p.a_type(), cpu));
   // A B that fits L2 stays there across all row tiles of a direct kernel, which then reads it
   // at cache speed and saves the packing: f32 256³ (B 256 KiB of a 1 MiB L2) and 384³
@@ -341,7 +341,7 @@ std::vector<KernelConfig> cpu_configs(const Problem& p, SearchSpace space, const
                       p.n() <= kSkinny || p.m() <= columns_rows || b_in_l2(p, cpu);
   std::vector<KernelConfig> configs;
   if (direct) configs = direct_configs(p, space, cpu);
-  for (const KernelConfig& c : packed_configs(p, space, cpu)) configs.push_back(c);
+  for (const KernelConfig& c : packed_configs(p, space, cpu, lowest_isa)) configs.push_back(c);
   return dedup_and_cap(configs, space == SearchSpace::exhaustive ? kExhaustiveCap : kDefaultCap);
 }
 

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "cpu_kernel_families.h"
+#include "cpu_kernel_levels.h"
 #include "cpu_kernels.h"
 #include "gemmtune/config.h"
 #include "gemmtune/device.h"
@@ -46,8 +47,11 @@ Status check_cpu_limits(const KernelConfig& config, const Problem& problem, cons
 // The candidates for a problem: the direct kernels where they pay (small and skinny
 // problems; each family's offer, in the order of kCpuKernelFamilies) and the packed list for
 // its dtype (or the exhaustive product), each scaled to the problem, pruned by
-// check_cpu_limits and the family's rule, deduplicated and capped.
-std::vector<KernelConfig> cpu_configs(const Problem& problem, SearchSpace space, const CpuInfo& cpu);
+// check_cpu_limits and the family's rule, deduplicated and capped. The exhaustive space goes
+// down the ISA levels below the best one to `lowest_isa`: by default the lowest this build
+// compiled (a native build on a machine with AVX2 leaves the generic level out).
+std::vector<KernelConfig> cpu_configs(const Problem& problem, SearchSpace space, const CpuInfo& cpu,
+                                      int lowest_isa = compiled_bottom_isa());
 
 // What a family's offer rule (cpu_kernel_families.h) sees: the problem as the kernels see it,
 // and add(), which keeps a config that check_cpu_limits and the family's own rule pass.
