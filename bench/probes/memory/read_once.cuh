@@ -4,7 +4,7 @@
 // grid launch at once and waits for the previous one only before its (never taken) store, as a
 // kernel that reads its weights early does (GEMMTUNE_PDL=weights); with pdl 2 it waits before
 // its first load, as gemmtune's kernels do by default (GEMMTUNE_PDL=on).
-// Shared by bench/probes/memory/read_floor.cu and bench/probes/skinny/gemv_probe.cu.
+// Shared by bench/probes/memory/read_floor.cu and bench/probes/skinny/bench.cu.
 #pragma once
 
 __global__ void __launch_bounds__(256) read_once(const uint4* data, long long vectors, unsigned* sink, int pdl) {

@@ -8,7 +8,7 @@ out=${1:-build/probes}
 mkdir -p "$out"
 cuda=${CUDA_HOME:-/usr/local/cuda}
 "$cuda"/bin/nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Xptxas -v \
-  bench/probes/skinny/gemv_probe.cu -o "$out/gemv_probe" \
+  bench/probes/skinny/{gemv_probe,operands,kernels,check,bench}.cu -o "$out/gemv_probe" \
   -lcublasLt -Xlinker -rpath -Xlinker /usr/local/cuda/lib64 2> "$out/gemv_probe.resources.txt" || {
   grep -v "^ptxas info" "$out/gemv_probe.resources.txt" >&2
   exit 1

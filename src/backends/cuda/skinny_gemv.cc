@@ -154,7 +154,7 @@ const std::vector<GemvListEntry>& gemv_default_list() {
 }
 
 std::vector<GemvListEntry> gemv_exhaustive_entries() {
-  // The probe's variants (bench/probes/skinny/gemv_probe.cu, add_variants) × 4 and 8 warps.
+  // The probe's variants (bench/probes/skinny/kernels.cu, add_variants) × 4 and 8 warps.
   struct Variant {
     int rows_b, steps, stages;
     bool a_shared;
