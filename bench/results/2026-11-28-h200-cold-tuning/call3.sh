@@ -3,7 +3,7 @@
 # cache), then a second process with the cubin cache; bf16 shapes of issue 29 without CUTLASS,
 # then s8 1024x4096x4096 with the CUTLASS family (issue 31's compile target).
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../../.."
 export LD_LIBRARY_PATH=$PWD/build-gpu/deps:${LD_LIBRARY_PATH:-}
 export GEMMTUNE_CACHE=off
 B=build-gpu/bin/gemmtune

@@ -1,12 +1,8 @@
 #!/usr/bin/env bash
 # CUTLASS bf16 nt: wave-fitted and clustered tiles against the default list and cuBLASLt's first pick.
 set -u
-cd "$(dirname "$0")/.."
-export LD_LIBRARY_PATH=$PWD/build-gpu/deps:${LD_LIBRARY_PATH:-}
-export GEMMTUNE_CUTLASS_DIR=/tmp/cutlass; mkdir -p $GEMMTUNE_CUTLASS_DIR
-tar -xJf build-gpu/deps/cutlass-headers.tar.xz -C $GEMMTUNE_CUTLASS_DIR
-export GEMMTUNE_CUBIN_CACHE=/tmp/cc; mkdir -p $GEMMTUNE_CUBIN_CACHE
-R=build-gpu/bin/config_runner
+cd "$(dirname "$0")/../../.."
+. bench/results/2026-11-28-h200-cutlass/setup.sh
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,power.limit --format=csv > $OUT/gpu.txt
 CONFIGS=(
  "bm=128 bn=256 bk=64 cm=1 cn=1" "bm=128 bn=256 bk=64 cm=2 cn=1" "bm=256 bn=128 bk=64 cm=1 cn=2"

@@ -1,12 +1,8 @@
 #!/usr/bin/env bash
 # (1) host enqueue time of CUTLASS vs cuBLASLt vs wgmma at small shapes; (2) decode m=16..64 exhaustive.
 set -u
-cd "$(dirname "$0")/.."
-export LD_LIBRARY_PATH=$PWD/build-gpu/deps:${LD_LIBRARY_PATH:-}
-export GEMMTUNE_CUTLASS_DIR=/tmp/cutlass; mkdir -p $GEMMTUNE_CUTLASS_DIR
-tar -xJf build-gpu/deps/cutlass-headers.tar.xz -C $GEMMTUNE_CUTLASS_DIR
-export GEMMTUNE_CUBIN_CACHE=/tmp/cc; mkdir -p $GEMMTUNE_CUBIN_CACHE
-R=build-gpu/bin/config_runner
+cd "$(dirname "$0")/../../.."
+. bench/results/2026-11-28-h200-cutlass/setup.sh
 nproc > $OUT/host.txt; lscpu | grep "Model name" >> $OUT/host.txt
 C1="bm=128 bn=128 bk=64 cm=1 cn=1 pp=1"; C2="bm=128 bn=256 bk=64 cm=1 cn=1"; C3="bm=128 bn=128 bk=64 cm=2 cn=1"; C4="bm=128 bn=128 bk=64 streamk=1 cm=1 cn=1"
 for c in "$C1" "$C2" "$C3" "$C4"; do PROBE_LAUNCHES=1 $R cutlass 512 4096 4096 bf16 nt "$c" >/dev/null 2>&1 & done; wait

@@ -311,7 +311,7 @@ std::vector<KernelConfig> packed_configs(const Problem& p, SearchSpace space, co
   const CpuGemmParams strides = cpu_strides(p);
   std::vector<int> isas = {best};
   if (space == SearchSpace::exhaustive) {
-    for (int isa = best - 1; isa >= std::max(lowest_isa, 0); --isa) isas.push_back(isa);
+    for (int isa = best - 1; isa >= lowest_isa; --isa) isas.push_back(isa);
   }
   std::vector<KernelConfig> configs;
   for (int isa : isas) {
