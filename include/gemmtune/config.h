@@ -38,6 +38,11 @@ struct KernelConfig {
   // among all its blocks (stream-K), so that a partial last wave does not leave SMs idle;
   // pieces of a tile are summed through a workspace. 0: each tile is one block's.
   std::int32_t stream_k = 0;
+  // GPU (Hopper), with split_k > 1: where the slices' partial sums meet (see
+  // split_reduce_name). 0 "l2": in a workspace in global memory, added up by whichever slice
+  // finishes last; 1 "cluster": the slices are the thread blocks of one cluster, and the
+  // partial sums meet in the first one's shared memory (distributed shared memory).
+  std::int32_t split_reduce = 0;
   // GPU (Hopper): thread blocks of a cluster along m and along n. The blocks of a cluster row
   // share one A tile and those of a cluster column one B tile, loaded once and multicast to
   // each, which halves the L2 reads of that operand. 0 or 1: no cluster along that dim.
@@ -98,6 +103,7 @@ std::string_view cpu_isa_name(std::int32_t isa);
 std::string_view kernel_name(std::int32_t kernel);      // "main", "gemv", "rows", … "fault_spin"
 std::string_view a_source_name(std::int32_t a_source);  // "smem", "l1", "group"
 std::string_view grid_name(std::int32_t grid);          // "balanced", "fill"
+std::string_view split_reduce_name(std::int32_t split_reduce);  // "l2", "cluster"
 
 // KernelConfig::kernel values: one list for every family, so that a name means one kernel
 // wherever it appears ("kernel=stream"). 0 is each family's main kernel: the skinny family's

@@ -22,6 +22,7 @@ struct ValueAlias {
 constexpr std::array<ValueAlias, 4> kKernelAliases{
     {{"mma", kKernelMma}, {"packed", kKernelPacked}, {"primitive", kKernelMain}, {"once", kKernelMain}}};
 constexpr std::array<std::string_view, 3> kASourceNames{"smem", "l1", "group"};
+constexpr std::array<std::string_view, 2> kSplitReduceNames{"l2", "cluster"};
 constexpr std::array<std::string_view, 2> kGridNames{"balanced", "fill"};
 
 // One row per field: the short name to_string() prints and parse() reads, and for an enumerated
@@ -44,6 +45,7 @@ constexpr std::array kFields{
     Field{"warps", &KernelConfig::warps},    Field{"kw", &KernelConfig::k_warps},
     Field{"gm", &KernelConfig::group_m},
     Field{"splitk", &KernelConfig::split_k}, Field{"streamk", &KernelConfig::stream_k},
+    Field{"reduce", &KernelConfig::split_reduce, kSplitReduceNames},
     Field{"cm", &KernelConfig::cluster_m},   Field{"cn", &KernelConfig::cluster_n},
     Field{"swap", &KernelConfig::swap_ab},   Field{"pp", &KernelConfig::pingpong},
     Field{"mm", &KernelConfig::micro_m},     Field{"mn", &KernelConfig::micro_n},
@@ -64,6 +66,7 @@ std::string_view cpu_isa_name(std::int32_t isa) { return name_of_value(kIsaNames
 std::string_view kernel_name(std::int32_t kernel) { return name_of_value(kKernelNames, kernel); }
 std::string_view a_source_name(std::int32_t a_source) { return name_of_value(kASourceNames, a_source); }
 std::string_view grid_name(std::int32_t grid) { return name_of_value(kGridNames, grid); }
+std::string_view split_reduce_name(std::int32_t split_reduce) { return name_of_value(kSplitReduceNames, split_reduce); }
 
 std::string KernelConfig::to_string() const {
   std::string out;

@@ -102,6 +102,27 @@ TEST(WgmmaCompile, EveryStreamKDefaultRowCompilesWithoutSpills) {
   EXPECT_EQ(testing::expect_no_spills(jobs), int(wgmma_default_list().size()) + 4);
 }
 
+// Split clusters (reduce=cluster) as the default space offers them at the decode shapes, in
+// every dtype: the slices' partial sums pass through shared memory, and a store that read the
+// accumulators themselves made ptxas serialize the wgmmas at n' = 8-64.
+TEST(WgmmaCompile, SplitClustersCompileWithoutSpillsOrSerializedWgmma) {
+  std::vector<testing::PtxasJob> jobs;
+  int offered = 0;
+  for (const Problem& p : {make(16, 4096, 4096, DType::bf16, "nt", DType::bf16),
+                           make(64, 4096, 14336, DType::bf16, "nt", DType::bf16),
+                           make(32, 4096, 4096, DType::s8, "nt", DType::s32),
+                           make(8, 4096, 4096, DType::f16, "nt", DType::f32),
+                           make(64, 4096, 4096, DType::f32, "nt", DType::f32)}) {
+    for (const KernelConfig& c : wgmma_configs(p, SearchSpace::default_space, h100())) {
+      if (c.split_reduce != 1) continue;
+      ++offered;
+      jobs.push_back(ptxas_job(p, c));
+    }
+  }
+  EXPECT_GE(offered, 5);
+  EXPECT_EQ(testing::expect_no_spills(jobs), int(jobs.size()));
+}
+
 // The wave-fitted widths the default space offers at 1024×14336×4096 (128×224, 256×112), with
 // their part-TMA, part-direct epilogue, in bf16 and s8.
 TEST(WgmmaCompile, WaveFittedWidthsCompileWithoutSpills) {

@@ -196,6 +196,54 @@ TEST(WgmmaConfigSpace, UnsupportedProblemsAndConfigsSayWhy) {
   EXPECT_NE(reason(make(4096, 4096, 4096, DType::bf16, "nn"), narrow_mn).find("64-column chunks"), std::string::npos);
 }
 
+// At the decode shapes the swapped tiles' two slices of k are one cluster (reduce=cluster) in
+// the default space, in place of the workspace, where the kernel takes it (ping-pong tiles
+// keep the workspace); the exhaustive space holds both. The cluster
+// counts its slices in its shared memory (CTA 0's buffer), so the stages shrink to fit it, and
+// the kernel takes no cluster along m or n, no ping-pong and at most 2 consumers beside it.
+TEST(WgmmaConfigSpace, DecodeShapesSplitInClustersOfTwoSummedInSharedMemory) {
+  const Problem decode = make(64, 4096, 4096, DType::bf16);
+  int clustered = 0;
+  for (const KernelConfig& c : wgmma_configs(decode, SearchSpace::default_space, h100())) {
+    if (c.split_k < 2 || c.swap_ab == 0) continue;
+    clustered += c.split_reduce == 1;
+    if (c.split_reduce == 0) EXPECT_EQ(c.pingpong, 1) << c.to_string();
+    if (c.split_reduce == 1) {
+      EXPECT_EQ(c.split_k, 2) << c.to_string();
+      EXPECT_EQ(wgmma_mapping(decode, c).instance.cluster_size(), 2) << c.to_string();
+      EXPECT_LE(wgmma_instance(decode, c).shared_bytes(), h100().shared_memory_per_block_optin) << c.to_string();
+      EXPECT_EQ(wgmma_instance(decode, c).workspace_bytes(64, 4096, 132), 0) << c.to_string();
+    }
+  }
+  EXPECT_GE(clustered, 1);
+  int exhaustive_clustered = 0, exhaustive_workspace = 0;
+  for (const KernelConfig& c : wgmma_configs(decode, SearchSpace::exhaustive, h100())) {
+    if (c.split_k != 2) continue;
+    exhaustive_clustered += c.split_reduce == 1;
+    exhaustive_workspace += c.split_reduce == 0;
+  }
+  EXPECT_GT(exhaustive_clustered, clustered);
+  EXPECT_GT(exhaustive_workspace, 0);
+
+  KernelConfig c = *KernelConfig::parse("bm=64 bn=64 bk=64 stages=8 warps=8 gm=8 splitk=2 reduce=cluster swap=1");
+  EXPECT_EQ(c.to_string(), "bm=64 bn=64 bk=64 stages=8 warps=8 gm=8 splitk=2 reduce=cluster swap=1");
+  EXPECT_TRUE(wgmma_can_implement(decode, c, h100()).is_ok());
+  auto refused = [&](const char* text) {
+    const Status s = wgmma_can_implement(decode, *KernelConfig::parse(text), h100());
+    EXPECT_FALSE(s.is_ok()) << text;
+    return s.message();
+  };
+  EXPECT_NE(refused("bm=64 bn=64 bk=64 stages=8 warps=8 gm=8 reduce=cluster swap=1").find("reduce=cluster"),
+            std::string::npos);
+  EXPECT_NE(refused("bm=64 bn=64 bk=64 stages=8 warps=8 gm=8 splitk=2 reduce=cluster cm=2 swap=1").find("cluster along"),
+            std::string::npos);
+  EXPECT_NE(refused("bm=128 bn=64 bk=64 stages=6 warps=12 gm=8 splitk=2 reduce=cluster pp=1 swap=1").find("ping-pong"),
+            std::string::npos);
+  EXPECT_NE(refused("bm=64 bn=256 bk=64 stages=4 warps=8 gm=8 splitk=8 reduce=cluster swap=1").find("shared memory"),
+            std::string::npos);
+  EXPECT_FALSE(KernelConfig::parse("splitk=2 reduce=dsmem").is_ok());
+}
+
 TEST(WgmmaConfigSpace, KZeroIsOfferedWhateverTheLeadingDimensions) {
   // C = beta·C: no operand is loaded, so leading dimensions TMA could not address do not matter.
   ProblemSpec spec = make(64, 64, 0, DType::bf16).spec();

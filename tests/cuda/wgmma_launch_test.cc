@@ -196,6 +196,27 @@ TEST(WgmmaLaunch, ThreeConsumerTilesMatchTheReference) {
   EXPECT_EQ(expected, 20);
 }
 
+// Split clusters (reduce=cluster): the slices of a tile are the CTAs of one cluster and meet in
+// the first one's shared memory. 2, 3, 4 and 8 slices, one and two consumers, swapped and not,
+// k-blocks that the slices share unevenly (1040: 17 of 64), every dtype, each launched twice
+// (the barriers' phases carry over from tile to tile and must start afresh in each launch).
+TEST(WgmmaLaunch, SplitClustersSumTheirSlicesInDistributedSharedMemory) {
+  SKIP_WITHOUT_HOPPER();
+  const std::vector<KernelConfig> configs = parsed(
+      {"bm=64 bn=16 stages=8 warps=8 gm=8 splitk=2 reduce=cluster swap=1",
+       "bm=64 bn=32 stages=8 warps=8 gm=8 splitk=4 reduce=cluster swap=1",
+       "bm=128 bn=32 stages=6 warps=12 gm=8 splitk=8 reduce=cluster swap=1",
+       "bm=128 bn=128 stages=4 warps=12 gm=8 splitk=3 reduce=cluster"});
+  int expected = 0;
+  const int ran = run_each_on_each({testing::test_problem(40, 1000, 1040, DType::bf16, "nt", DType::bf16, 0.0),
+                                    testing::test_problem(24, 392, 1040, DType::f16, "nt", DType::f32, 0.5),
+                                    testing::test_problem(32, 744, 1040, DType::s8, "nt", DType::s32, 0.0),
+                                    testing::test_problem(16, 744, 520, DType::f32, "nt", DType::f32, 0.0)},
+                                   configs, expected);
+  EXPECT_EQ(ran, expected);
+  EXPECT_EQ(expected, 16);
+}
+
 TEST(WgmmaLaunch, SmallMRunsTheSwappedConfigsDownToOneRow) {
   SKIP_WITHOUT_HOPPER();
   int swapped = 0;

@@ -173,7 +173,10 @@ int run_check() {
                                        parse_config("128.128.5.2.2.1.pp"), parse_config("128.256.4.2.1.1.direct"),
                                        parse_config("128.256.4.2.2.1.d0"), parse_config("128.128.6.2.1.1.k3"),
                                        parse_config("128.128.6.2.1.1.pp.k2"), parse_config("128.224.4.2.1.1"),
-                                       parse_config("256.112.4.2.1.1")};
+                                       parse_config("256.112.4.2.1.1"), parse_config("64.16.8.1.1.1.swap.k2"),
+                                       parse_config("128.64.8.2.1.1.swap.k4"), parse_config("64.64.8.1.1.1.swap.sk"),
+                                       parse_config("64.16.8.1.1.1.swap.k2.cl"), parse_config("128.64.4.2.1.1.swap.k4.cl"),
+                                       parse_config("128.128.4.2.1.1.k2.cl")};
   const std::vector<std::vector<long long>> shapes = {
       {256, 256, 128}, {129, 257, 100}, {1, 200, 72}, {300, 520, 4100}, {640, 384, 64}, {17, 1000, 513}, {2048, 2048, 192}};
   const std::vector<std::pair<Type, Type>> types = {

@@ -189,7 +189,7 @@ bool launch(const Mapping& map, void* c, long long ldc, float alpha, float beta,
                   .empty();
   const Module& mod = g_modules.at(instance_key(map.instance));
   const WgmmaInstance& w = map.instance;
-  const long long units = gemmtune::cuda::wgmma_cluster_tiles(w, map.m, map.n) * w.split_k;
+  const long long units = gemmtune::cuda::wgmma_cluster_tiles(w, map.m, map.n) * (w.split_cluster ? 1 : w.split_k);
   const long long clusters = w.stream_k ? mod.clusters : std::min<long long>(units, mod.clusters);
   unsigned grid = unsigned(std::max<long long>(clusters, 1) * w.cluster_size());
   long long m = map.m, n = map.n;

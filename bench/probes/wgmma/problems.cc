@@ -32,6 +32,7 @@ Config parse_config(const std::string& text) {
     else if (parts[i] == "direct") c.direct = true;
     else if (parts[i] == "d0") c.depth = 0;
     else if (parts[i] == "sk") c.stream_k = true;
+    else if (parts[i] == "cl") c.split_cluster = true;
     else if (parts[i][0] == 'g') c.group_m = std::stoi(parts[i].substr(1));
     else if (parts[i][0] == 'k') c.split = std::stoi(parts[i].substr(1));
     else {
@@ -90,6 +91,7 @@ Mapping map_problem(const Shape& p, const Config& c, const void* a, const void* 
   k.group_m = c.group_m;
   k.split_k = c.split;
   k.stream_k = c.stream_k;
+  k.split_reduce = c.split_cluster ? 1 : 0;
   Mapping map = gemmtune::cuda::wgmma_mapping(*problem, k, a, b);
   if (c.direct) map.instance.c_tma = false;
   map.instance.wgmma_depth = c.depth;

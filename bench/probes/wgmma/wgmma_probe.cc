@@ -21,7 +21,8 @@
 // CONFIG: bm.bn.stages.consumers.cluster_m.cluster_n[.swap][.pp], e.g. 128.256.4.2.2.1
 //   swap: C' = Cᵀ (A and B exchanged); pp: ping-pong consumers; direct: no TMA-store epilogue;
 //   d0: release each stage once its wgmmas finish; gN: group_m = N; kN: split k in N slices;
-//   sk: stream-K (the last wave's k-blocks shared out among all clusters)
+//   sk: stream-K (the last wave's k-blocks shared out among all clusters); cl (with kN): the N slices
+//   of a tile are one cluster, summed in distributed shared memory
 //
 // The grid is as the backend (wgmma_backend.cc) sizes it: the clusters that run at once
 // (cuOccupancyMaxActiveClusters), all of them under stream-K, else no more than the units.

@@ -49,14 +49,14 @@ using gemmtune::cuda::WgmmaInstance;
 
 struct Config {
   int bm = 128, bn = 256, stages = 4, consumers = 2, cluster_m = 1, cluster_n = 1;
-  bool swap = false, pingpong = false, direct = false, stream_k = false;
+  bool swap = false, pingpong = false, direct = false, stream_k = false, split_cluster = false;
   int depth = 1, group_m = 8, split = 1;
   std::string name() const {
     std::ostringstream s;
     s << bm << "." << bn << "." << stages << "." << consumers << "." << cluster_m << "." << cluster_n
       << (swap ? ".swap" : "") << (pingpong ? ".pp" : "") << (direct ? ".direct" : "") << (depth == 0 ? ".d0" : "")
       << (group_m != 8 ? ".g" + std::to_string(group_m) : "") << (split > 1 ? ".k" + std::to_string(split) : "")
-      << (stream_k ? ".sk" : "");
+      << (stream_k ? ".sk" : "") << (split_cluster ? ".cl" : "");
     return s.str();
   }
 };

@@ -122,7 +122,7 @@ Status check_cutlass_problem(const Problem& p) {
 
 Status check_cutlass_config(const KernelConfig& c, const Problem& p) {
   if (c.rank != 0 || c.kernel != 0 || c.micro_m != 0 || c.micro_n != 0 || c.threads != 0 || c.isa != 0 || c.warps != 0 ||
-      c.stages != 0 || c.split_k > 1 || c.swap_ab != 0 || c.k_warps > 1) {
+      c.stages != 0 || c.split_k > 1 || c.split_reduce != 0 || c.swap_ab != 0 || c.k_warps > 1) {
     return invalid_argument(
         "cutlass configs have block_m, block_n, block_k, cluster_m, cluster_n, pp, streamk and gm (swizzle) only");
   }

@@ -205,6 +205,7 @@ Status check_mma_config_shape(const KernelConfig& c, const Problem& p) {
   if (c.micro_m != 0 || c.micro_n != 0 || c.threads != 0 || c.isa != 0) {
     return invalid_argument("micro_m, micro_n, threads and isa are CPU fields; the cuda backend takes none");
   }
+  if (c.split_reduce != 0) return invalid_argument("reduce is the Hopper template's (wgmma); mma sums its slices in L2");
   if (c.block_m <= 0 || c.block_n <= 0 || c.block_k <= 0 || c.warps <= 0) {
     return invalid_argument("block_m, block_n, block_k and warps must be set");
   }

@@ -190,7 +190,7 @@ Status check_skinny_problem(const Problem& p) {
 Status check_skinny_config_shape(const KernelConfig& c, const Problem& p) {
   if (c.rank != 0 || c.micro_m != 0 || c.micro_n != 0 || c.threads != 0 || c.isa != 0 || c.group_m != 0 ||
       c.cluster_m != 0 || c.cluster_n != 0 || c.swap_ab != 0 || c.pingpong != 0 || c.kernel != kKernelMma ||
-      (c.a_source != kASourceSmem && c.a_source != kASourceGroup) || c.grid != 0) {
+      (c.a_source != kASourceSmem && c.a_source != kASourceGroup) || c.grid != 0 || c.split_reduce != 0) {
     return invalid_argument("the skinny family's tensor-core kernel's fields are block_m, block_n, block_k, stages, "
                             "warps, k_warps, a_source (smem or group) and split_k");
   }

@@ -185,7 +185,8 @@ Status check_gemv_problem(const Problem& p) {
 
 Status check_gemv_config_shape(const KernelConfig& c, const Problem& p) {
   if (c.kernel != kKernelGemv || c.rank != 0 || c.micro_m != 0 || c.micro_n != 0 || c.threads != 0 || c.isa != 0 ||
-      c.group_m != 0 || c.cluster_m != 0 || c.cluster_n != 0 || c.swap_ab != 0 || c.pingpong != 0 || c.k_warps != 0) {
+      c.group_m != 0 || c.cluster_m != 0 || c.cluster_n != 0 || c.swap_ab != 0 || c.pingpong != 0 || c.k_warps != 0 ||
+      c.split_reduce != 0) {
     return invalid_argument(
         "gemv's fields are kernel, block_m, block_n, block_k, stages, warps, split_k, a_source and grid");
   }

@@ -36,6 +36,7 @@ WgmmaInstance wgmma_instance(const Problem& p, const KernelConfig& c) {
   w.c_tma = w.c_tma_possible() && p.beta() == 0.0 &&
             wgmma_output_map_limits(w.out_code, p.m(), p.n(), p.ldc()).empty();
   w.split_k = std::max(1, c.split_k);
+  w.split_cluster = c.split_reduce == 1 && w.split_k > 1;
   w.stream_k = c.stream_k != 0;
   return w;
 }
@@ -104,6 +105,13 @@ Status check_wgmma_config_shape(const KernelConfig& c, const Problem& p) {
   if (c.stream_k == 1 && c.split_k > 1) {
     return unsupported("split_k " + text(c.split_k) + " and stream_k 1 are exclusive: both cut tiles along k and "
                        "finish them through the one workspace of partial sums and tile counters");
+  }
+  if (c.split_reduce != 0 && c.split_reduce != 1) return invalid_argument("reduce must be l2 or cluster");
+  if (c.split_reduce == 1 && (c.split_k < 2 || c.pingpong != 0 || cluster(c.cluster_m) * cluster(c.cluster_n) > 1 ||
+                              consumers_of(c) > 2)) {
+    return unsupported("reduce=cluster makes the split_k slices (2 to " + text(kMaxSplitK) +
+                       ") of a tile one cluster of CTAs: it takes no ping-pong, no cluster along m or n, and 1 or 2 "
+                       "consumers");
   }
   if (c.warps != 8 && c.warps != 12 && c.warps != 16) {
     return unsupported("warps must be 8, 12 or 16 (a producer and 1 to 3 consumer warpgroups)");

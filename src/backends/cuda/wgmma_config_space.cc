@@ -133,6 +133,24 @@ bool stream_k_pays(const Problem& p, const KernelConfig& c, const CudaInfo& devi
   return k_blocks_of(p) >= GT_SK_MIN_BLOCKS && waves.count <= kStreamKMaxWaves && waves.idle >= kStreamKMinIdle;
 }
 
+// The split config `c` with its slices as one cluster, summed in distributed shared memory
+// (reduce=cluster), its stages lowered until CTA 0's buffer for the other slices' partial sums
+// fits beside them; nothing where the kernel takes no split cluster (clusters along m or n,
+// ping-pong, three consumers) or the buffer leaves too few stages. Two slices only: on the
+// H200 (bench/results/2026-11-28-h200-split-fixup.md) clusters of 2 ran 1.02-1.03x faster than
+// the same split through the workspace at the decode shapes (m = 16-64, N = K = 4096 and
+// N = 4096, K = 14336; 1.10-1.13x at 14336x4096), while clusters of 4 ran 1.12-1.17x slower
+// than 4 slices through the workspace at N = 4096 and slower than 2 slices everywhere.
+std::optional<KernelConfig> split_cluster(const Problem& p, KernelConfig c, const CudaInfo& device) {
+  if (c.split_k != 2 || c.pingpong != 0 || cluster(c.cluster_m) * cluster(c.cluster_n) > 1 || consumers_of(c) > 2) {
+    return std::nullopt;
+  }
+  c.split_reduce = 1;
+  while (c.stages > kMinStages && wgmma_instance(p, c).shared_bytes() > device.shared_memory_per_block_optin) --c.stages;
+  if (wgmma_instance(p, c).shared_bytes() > device.shared_memory_per_block_optin) return std::nullopt;
+  return c;
+}
+
 // An unswapped tile more than half of whose rows are padding (m < block_m / 2). The swapped
 // tiles, whose n' = m steps by 8, serve such m. At 1x4096x4096 on the H100 the default space
 // offered 16 of them, the best at 17.8 us against 16.2 for the swapped tiles and 13.2 for the
@@ -328,7 +346,11 @@ std::vector<KernelConfig> scaled_candidates(const Problem& p, SearchSpace space,
       // (bench/results/2026-11-27-h100-cold-tuning.md).
       if (space == SearchSpace::default_space && tiles * split * 2 < device.sm_count) continue;
       c.split_k = split;
-      offer(c);
+      const std::optional<KernelConfig> clustered = split_cluster(p, c, device);
+      // The default space's swapped (decode) tiles take the cluster in place of the workspace;
+      // the exhaustive space and the unswapped tiles, not measured against it, keep the latter.
+      if (!(clustered && space == SearchSpace::default_space && c.swap_ab != 0)) offer(c);
+      if (clustered && (space == SearchSpace::exhaustive || c.swap_ab != 0)) offer(*clustered);
     }
   }
   return configs;

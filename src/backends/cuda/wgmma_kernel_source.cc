@@ -73,6 +73,7 @@ std::vector<std::string> wgmma_kernel_options(const WgmmaInstance& w, const std:
       define("GT_GROUP_M", w.group_m),
       define("GT_WGMMA_DEPTH", w.wgmma_depth),
       define("GT_SPLIT_K", w.split_k),
+      define("GT_SPLIT_CLUSTER", w.split_cluster),
       define("GT_STREAM_K", w.stream_k),
       define("GT_C_TMA", w.c_tma),
   };

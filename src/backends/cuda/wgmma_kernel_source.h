@@ -25,6 +25,9 @@ struct WgmmaInstance {
   int group_m = 8;
   int wgmma_depth = 1;  // k-blocks of wgmmas left in flight (0 or 1)
   int split_k = 1;      // slices of k per tile, finished by the last slice through a workspace
+  // The slices of a tile are the CTAs of one cluster, whose partial sums meet in the first
+  // one's shared memory (GT_SPLIT_CLUSTER) instead of the workspace.
+  bool split_cluster = false;
   // Hybrid data-parallel + stream-K (kernels/wgmma_stream_k.cuh): the tiles past the last full
   // wave are shared out by k-block among all the clusters. Exclusive with split_k > 1.
   bool stream_k = false;
@@ -34,14 +37,14 @@ struct WgmmaInstance {
 
   int threads() const { return 128 * (consumers + 1); }
   // Whether tiles are finished through partial sums in a workspace and per-tile counters.
-  bool shares_tiles() const { return split_k > 1 || stream_k; }
+  bool shares_tiles() const { return (split_k > 1 && !split_cluster) || stream_k; }
   // Bytes of partial sums (f32 or s32) for a kernel m' × n' on a grid of `grid_ctas` CTAs:
   // split-k, one tile a slice and tile; stream-K, two tiles a CTA (its range's first and last
   // piece, the only ones that can be partial).
   std::int64_t workspace_bytes(std::int64_t m, std::int64_t n, std::int64_t grid_ctas) const {
     const std::int64_t tile_bytes = std::int64_t(block_m) * block_n * 4;
     if (stream_k) return 2 * grid_ctas * tile_bytes;
-    if (split_k <= 1) return 0;
+    if (split_k <= 1 || split_cluster) return 0;
     return std::int64_t(split_k) * tiles(m, n) * tile_bytes;
   }
   // One counter a tile and consumer (ping-pong: a tile is one consumer's).
@@ -51,7 +54,8 @@ struct WgmmaInstance {
   std::int64_t tiles(std::int64_t m, std::int64_t n) const {
     return ((m + block_m - 1) / block_m) * ((n + block_n - 1) / block_n);
   }
-  int cluster_size() const { return cluster_m * cluster_n; }
+  // CTAs a cluster: those that share loads (cluster_m × cluster_n), or a split cluster's slices.
+  int cluster_size() const { return split_cluster ? split_k : cluster_m * cluster_n; }
   int output_bytes() const { return out_code == 1 || out_code == 2 ? 2 : 4; }
   // Whether the TMA-store epilogue can serve this instance: it stores 128-byte chunks of
   // columns, and a wider tile's last columns through a second map of their width.
@@ -59,9 +63,11 @@ struct WgmmaInstance {
   // Dynamic shared memory: the stage ring, two 8 KB C staging buffers per consumer with the
   // TMA-store epilogue, the barriers (two a stage, two for the ping-pong turns), the flags of
   // split-k and stream-K (a word a consumer), and 1 KB to align the ring to the swizzle's
-  // 1024-byte period.
+  // 1024-byte period; a split cluster's first CTA also receives the other slices' partial sums
+  // (f32 or s32), with two barriers a consumer.
   int shared_bytes() const {
-    return stages * (block_m + block_n) * 128 + (c_tma ? consumers * 2 * 64 * 128 : 0) + stages * 16 + 16 + 8 + 1024;
+    return stages * (block_m + block_n) * 128 + (c_tma ? consumers * 2 * 64 * 128 : 0) + stages * 16 + 16 + 8 + 1024 +
+           (split_cluster ? (split_k - 1) * block_m * block_n * 4 + 16 * consumers : 0);
   }
 };
 

@@ -55,6 +55,10 @@
 //                    slots and adds its k-blocks to the tile's counter; the piece whose count
 //                    completes the tile adds the others' partials and writes C. Nobody waits on
 //                    another CTA. Exclusive with GT_SPLIT_K > 1.
+//   GT_SPLIT_CLUSTER 1 (with GT_SPLIT_K > 1): the slices of a tile are the GT_SPLIT_K CTAs of one
+//                    cluster, and the partial sums meet in CTA 0's shared memory (distributed
+//                    shared memory) instead of the workspace: no round trip through L2, no
+//                    counters. Clusters along m and n, ping-pong and 3 consumers are left out.
 //   GT_C_TMA         1: the epilogue can stage C in shared memory and write it with TMA stores
 //                    (C' row-major, GT_BN at least one 128-byte chunk; the columns past the
 //                    last whole chunk go out through a second map, map_c_tail, whose box is
@@ -79,6 +83,12 @@ typedef unsigned long long gt_u64;
 #if GT_STREAM_K && GT_SPLIT_K > 1
 #error "split-k and stream-K both divide k among work units through one workspace: one at a time"
 #endif
+#if GT_SPLIT_CLUSTER && (GT_SPLIT_K < 2 || GT_SPLIT_K > 8 || GT_CLUSTER_M * GT_CLUSTER_N > 1 || GT_PINGPONG || \
+                         GT_CONSUMERS > 2)
+#error "a cluster of 2 to 8 slices of one tile, without clusters along m or n, ping-pong or 3 consumers"
+#endif
+// Split-k through the workspace (the slices' partial sums in L2, a counter a tile).
+#define GT_SPLIT_L2 (GT_SPLIT_K > 1 && !GT_SPLIT_CLUSTER)
 
 #if GT_IN == 3
 typedef int gt_acc_t;
@@ -90,6 +100,22 @@ typedef float gt_acc_t;
 typedef float gt_acc_t;
 #define GT_IN_BYTES 2
 #endif
+
+// An accumulator as 32 bits and back: the staged C stores and a split cluster's partials.
+__device__ __forceinline__ gt_acc_t gt_acc_of_bits(gt_u32 bits) {
+#if GT_IN == 3
+  return (gt_acc_t)bits;
+#else
+  return __uint_as_float(bits);
+#endif
+}
+__device__ __forceinline__ gt_u32 gt_bits_of(gt_acc_t v) {
+#if GT_IN == 3
+  return (gt_u32)v;
+#else
+  return __float_as_uint(v);
+#endif
+}
 
 #if GT_OUT == 0
 typedef float gt_out_t;
@@ -115,13 +141,27 @@ typedef unsigned short gt_out_t;
 #define GT_A_STAGE_BYTES (GT_BM * 128)
 #define GT_B_STAGE_BYTES (GT_BN * 128)
 #define GT_STAGE_BYTES (GT_A_STAGE_BYTES + GT_B_STAGE_BYTES)
-#define GT_CLUSTER (GT_CLUSTER_M * GT_CLUSTER_N)
-// Each consumer warp that reads a stage releases it on the empty barrier of every CTA of its
-// cluster, since a multicast load overwrites that stage in all of them.
-#if GT_PINGPONG
-#define GT_EMPTY_ARRIVALS (4 * GT_CLUSTER)
+// The CTAs that share loads (multicast), and the whole cluster: those, or a tile's slices.
+#define GT_TILE_CLUSTER (GT_CLUSTER_M * GT_CLUSTER_N)
+#if GT_SPLIT_CLUSTER
+#define GT_CLUSTER GT_SPLIT_K
 #else
-#define GT_EMPTY_ARRIVALS (4 * GT_CONSUMERS * GT_CLUSTER)
+#define GT_CLUSTER GT_TILE_CLUSTER
+#endif
+// Each consumer warp that reads a stage releases it on the empty barrier of every CTA that
+// shares its loads, since a multicast load overwrites that stage in all of them.
+#if GT_PINGPONG
+#define GT_EMPTY_ARRIVALS (4 * GT_TILE_CLUSTER)
+#else
+#define GT_EMPTY_ARRIVALS (4 * GT_CONSUMERS * GT_TILE_CLUSTER)
+#endif
+// One consumer's accumulators in bytes, and the buffer in which CTA 0 of a split cluster
+// receives the other slices' (GT_SPLIT_CLUSTER).
+#define GT_PARTIAL_BYTES (GT_WG_M * GT_BN * 4)
+#if GT_SPLIT_CLUSTER
+#define GT_RED_BYTES ((GT_SPLIT_K - 1) * GT_CONSUMERS * GT_PARTIAL_BYTES)
+#else
+#define GT_RED_BYTES 0
 #endif
 // An MN-major chunk: 64 elements of m (or n) × GT_BK rows of k.
 #define GT_CHUNK_BYTES (GT_BK * 128)
@@ -215,8 +255,8 @@ __device__ __forceinline__ void gt_barrier_arrive_cluster(gt_u32 bar, gt_u32 cta
 // A consumer warp's release of a stage: on its own CTA's barrier, or on every CTA's of the
 // cluster when loads are multicast.
 __device__ __forceinline__ void gt_release_stage(gt_u32 bar) {
-#if GT_CLUSTER > 1
-  for (int cta = 0; cta < GT_CLUSTER; ++cta) gt_barrier_arrive_cluster(bar, cta);
+#if GT_TILE_CLUSTER > 1
+  for (int cta = 0; cta < GT_TILE_CLUSTER; ++cta) gt_barrier_arrive_cluster(bar, cta);
 #else
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
 #endif
@@ -513,14 +553,6 @@ __device__ __forceinline__ void gt_store_slice_tma(const gt_acc_t (&acc)[GT_ACC]
 // store (gt_store_slice) compiled beside the TMA store cost two thirds of each kernel's
 // compile time (2026-11-27-h100-compile-time.md). Kernels for a beta != 0 or an ldc that TMA
 // cannot address are compiled without the TMA store and use gt_store_slice alone.
-__device__ __forceinline__ gt_acc_t gt_acc_of_bits(gt_u32 bits) {
-#if GT_IN == 3
-  return (gt_acc_t)bits;
-#else
-  return __uint_as_float(bits);
-#endif
-}
-
 __device__ __forceinline__ void gt_store_slice_staged(const gt_acc_t (&acc)[GT_ACC], gt_u32 buffer, gt_out_t* c,
                                                       long long ldc, long long m, long long n, long long row0,
                                                       long long col0, float alpha, float beta, int consumer) {
@@ -565,7 +597,7 @@ __device__ __forceinline__ void gt_store_slice_staged(const gt_acc_t (&acc)[GT_A
 }
 #endif
 
-#if GT_SPLIT_K > 1 || GT_STREAM_K
+#if GT_SPLIT_L2 || GT_STREAM_K
 #if GT_PINGPONG
 #define GT_CONSUMER_SLOTS 1  // a tile is one consumer's
 #else
@@ -630,7 +662,7 @@ __device__ __forceinline__ bool gt_shared_tile_fixup(gt_acc_t (&acc)[GT_M_SLICES
 }
 #endif
 
-#if GT_SPLIT_K > 1
+#if GT_SPLIT_L2
 // One slice's part in a split tile: its partials go to slice × tile slot (`slot` of `slots`);
 // the last slice to count in adds every other slice's. True when this slice writes C.
 __device__ __forceinline__ bool gt_split_fixup(gt_acc_t (&acc)[GT_M_SLICES][GT_ACC], gt_acc_t* workspace,
@@ -667,6 +699,96 @@ __device__ __forceinline__ bool gt_stream_k_fixup(gt_acc_t (&acc)[GT_M_SLICES][G
 }
 #endif
 
+#if GT_SPLIT_CLUSTER
+// A split cluster's reduction: the slices of a tile are the cluster's CTAs. Each CTA r > 0
+// sends its consumer's accumulators into CTA 0's buffer (a bulk copy into distributed shared
+// memory, which completes on CTA 0's red_full barrier), and CTA 0 adds them up, frees the
+// buffer with an arrival on each sender's red_empty barrier and writes C. The workspace path
+// (gt_split_fixup) takes two round trips through a loaded L2 and more: on the H200 it cost
+// 1.6 µs at the end of a 13 µs kernel and about 4 µs a unit mid-stream
+// (bench/results/2026-11-28-h200-split-fixup.md). A buffer chunk q of thread tid (4
+// accumulators, 16 bytes) sits at (q × 128 + tid) × 16. `n`: the consumer's tiles so far, which
+// gives the barriers' phases. True on CTA 0, which writes C.
+#define GT_RED_CHUNKS (GT_M_SLICES * GT_ACC / 4)
+
+__device__ __forceinline__ gt_u32 gt_map_to_cta(gt_u32 address, gt_u32 cta) {
+  gt_u32 remote;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(address), "r"(cta));
+  return remote;
+}
+
+// As gt_barrier_wait, acquiring what other CTAs of the cluster released.
+__device__ __forceinline__ void gt_barrier_wait_cluster(gt_u32 bar, gt_u32 parity) {
+  asm volatile(
+      "{\n"
+      ".reg .pred done;\n"
+      "gt_wait_cluster_loop:\n"
+      "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 done, [%0], %1;\n"
+      "@!done bra gt_wait_cluster_loop;\n"
+      "}\n" ::"r"(bar),
+      "r"(parity)
+      : "memory");
+}
+
+__device__ __forceinline__ bool gt_cluster_split_reduce(gt_acc_t (&acc)[GT_M_SLICES][GT_ACC], gt_u32 red,
+                                                        gt_u32 red_full, gt_u32 red_empty, int consumer, int n,
+                                                        gt_acc_t zero) {
+  const gt_u32 slice = gt_cluster_rank();
+  const int tid = threadIdx.x % 128;
+  const gt_u32 full = red_full + 8 * consumer, empty = red_empty + 8 * consumer;
+  if (slice != 0) {
+    gt_barrier_wait_cluster(empty, (gt_u32)((n & 1) ^ 1));  // CTA 0 has read this buffer's last tile
+    // Staged in this CTA's own copy of the buffer slot, then one bulk copy to CTA 0's. A store
+    // that reads the accumulators themselves makes ptxas serialize the wgmmas (C7514); plus
+    // `zero` (0, from a kernel argument ptxas cannot see through) it reads their sums instead.
+    const gt_u32 slot = red + ((slice - 1) * GT_CONSUMERS + consumer) * GT_PARTIAL_BYTES;
+#pragma unroll
+    for (int q = 0; q < GT_RED_CHUNKS; ++q) {
+      const gt_acc_t* v = &acc[q / (GT_ACC / 4)][(q % (GT_ACC / 4)) * 4];
+      asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};" ::"r"(slot + (q * 128 + tid) * 16),
+                   "r"(gt_bits_of(v[0] + zero)), "r"(gt_bits_of(v[1] + zero)), "r"(gt_bits_of(v[2] + zero)),
+                   "r"(gt_bits_of(v[3] + zero))
+                   : "memory");
+    }
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");  // the copy engine sees the stores
+    asm volatile("bar.sync %0, 128;" ::"r"(1 + consumer) : "memory");
+    if (tid == 0) {
+      asm volatile(
+          "cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
+              gt_map_to_cta(slot, 0)),
+          "r"(slot), "r"(GT_PARTIAL_BYTES), "r"(gt_map_to_cta(full, 0))
+          : "memory");
+    }
+    return false;
+  }
+  if (tid == 0) gt_barrier_expect_bytes(full, (GT_SPLIT_K - 1) * GT_PARTIAL_BYTES);
+  gt_barrier_wait_cluster(full, (gt_u32)(n & 1));
+#pragma unroll
+  for (int r = 1; r < GT_SPLIT_K; ++r) {
+    const gt_u32 from = red + ((r - 1) * GT_CONSUMERS + consumer) * GT_PARTIAL_BYTES + tid * 16;
+#pragma unroll
+    for (int q = 0; q < GT_RED_CHUNKS; ++q) {
+      gt_u32 bits[4];
+      asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];"
+                   : "=r"(bits[0]), "=r"(bits[1]), "=r"(bits[2]), "=r"(bits[3])
+                   : "r"(from + q * 128 * 16)
+                   : "memory");
+#pragma unroll
+      for (int e = 0; e < 4; ++e) acc[q / (GT_ACC / 4)][(q % (GT_ACC / 4)) * 4 + e] += gt_acc_of_bits(bits[e]);
+    }
+  }
+  // Every thread has read the buffer: the senders may fill it with their next tile's.
+  asm volatile("bar.sync %0, 128;" ::"r"(1 + consumer) : "memory");
+  if (tid == 0) {
+    for (int r = 1; r < GT_SPLIT_K; ++r) {
+      asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" ::"r"(gt_map_to_cta(empty, r))
+                   : "memory");
+    }
+  }
+  return true;
+}
+#endif
+
 // ---- work units ----
 
 // A cluster's work units, in the one order that its producer and its consumers both walk:
@@ -695,12 +817,19 @@ __device__ __forceinline__ gt_unit gt_unit_at(const gt_work& work, int cluster, 
 // Units u = tile × GT_SPLIT_K + slice (a tile alone without split-k), dealt round-robin to the
 // clusters; a unit's part is its slice. Counting u itself (not the cluster's i-th unit) keeps
 // the consumers' loop state to what ptxas fits beside 128 accumulators in 168 registers.
+// A split cluster's units are its tiles, and the CTA's slice of each is its rank.
 typedef struct {
-  int units, clusters, k_blocks;
+  int units, clusters, k_blocks, slice;
 } gt_work;
 __device__ __forceinline__ gt_work gt_work_of(int tiles, int clusters, int k_blocks, int) {
   gt_work work;
+#if GT_SPLIT_CLUSTER
+  work.units = tiles;
+  work.slice = (int)gt_cluster_rank();
+#else
   work.units = tiles * GT_SPLIT_K;
+  work.slice = 0;
+#endif
   work.clusters = clusters;
   work.k_blocks = k_blocks;
   return work;
@@ -714,8 +843,13 @@ __device__ __forceinline__ gt_unit_range gt_units_of(const gt_work& work, int cl
 }
 __device__ __forceinline__ gt_unit gt_unit_at(const gt_work& work, int, int u) {
   gt_unit unit;
+#if GT_SPLIT_CLUSTER
+  unit.tile = u;
+  unit.part = work.slice;
+#else
   unit.tile = u / GT_SPLIT_K;
   unit.part = u % GT_SPLIT_K;
+#endif
   unit.kb_begin = unit.part * work.k_blocks / GT_SPLIT_K;
   unit.kb_end = (unit.part + 1) * work.k_blocks / GT_SPLIT_K;
   return unit;
@@ -755,7 +889,9 @@ extern "C" __global__ void __launch_bounds__(GT_THREADS, 1) GT_CLUSTER_DIMS
   const gt_u32 a_tiles = base;
   const gt_u32 b_tiles = base + GT_STAGES * GT_A_STAGE_BYTES;
   const gt_u32 c_staging = b_tiles + GT_STAGES * GT_B_STAGE_BYTES;  // 1024-aligned too
-  const gt_u32 full = c_staging + GT_C_STAGING_BYTES;                // GT_STAGES 8-byte barriers
+  const gt_u32 red = c_staging + GT_C_STAGING_BYTES;                 // GT_RED_BYTES (split cluster)
+  const gt_u32 full = red + GT_RED_BYTES;                             // GT_STAGES 8-byte barriers
+  (void)red;
   const gt_u32 empty = full + GT_STAGES * 8;
   // Ping-pong: turn[c] lets consumer c start its next mainloop once the other consumer has
   // issued all of its own. Waits on a stage's full barrier are by parity, so a consumer may
@@ -764,9 +900,15 @@ extern "C" __global__ void __launch_bounds__(GT_THREADS, 1) GT_CLUSTER_DIMS
 #if GT_PINGPONG
   const gt_u32 turn = empty + GT_STAGES * 8;
 #endif
-#if GT_SPLIT_K > 1 || GT_STREAM_K
+#if GT_SPLIT_L2 || GT_STREAM_K
   // Two words, one a consumer: whether its unit of a shared tile was the last to count in.
   const gt_u32 last_flags = empty + GT_STAGES * 8 + 16;
+#endif
+#if GT_SPLIT_CLUSTER
+  // A barrier a consumer each: red_full (on CTA 0: the other slices' partials have landed) and
+  // red_empty (on the others: CTA 0 has read their last ones).
+  const gt_u32 red_full = empty + GT_STAGES * 8 + 24;
+  const gt_u32 red_empty = red_full + 8 * GT_CONSUMERS;
 #endif
 
   const int warpgroup = threadIdx.x / 128;
@@ -783,6 +925,12 @@ extern "C" __global__ void __launch_bounds__(GT_THREADS, 1) GT_CLUSTER_DIMS
 #if GT_PINGPONG
     for (int i = 0; i < GT_CONSUMERS; ++i) gt_barrier_init(turn + 8 * i, 4);
 #endif
+#if GT_SPLIT_CLUSTER
+    for (int i = 0; i < GT_CONSUMERS; ++i) {
+      gt_barrier_init(red_full + 8 * i, 1);
+      gt_barrier_init(red_empty + 8 * i, 1);
+    }
+#endif
 #if GT_CLUSTER > 1
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
 #endif
@@ -793,7 +941,8 @@ extern "C" __global__ void __launch_bounds__(GT_THREADS, 1) GT_CLUSTER_DIMS
   // touched before it has finished (griddepcontrol.wait, which returns at once where the launch
   // was not overlapped). The consumers wait first thing; the producer after its early loads.
 
-  const gt_u32 rank = GT_CLUSTER > 1 ? gt_cluster_rank() : 0;
+  // The CTA's place among those that share loads; a split cluster's CTAs all cover one tile.
+  const gt_u32 rank = GT_TILE_CLUSTER > 1 ? gt_cluster_rank() : 0;
   const int rank_m = rank / GT_CLUSTER_N, rank_n = rank % GT_CLUSTER_N;
   const int tiles_m = (int)((m + GT_BM - 1) / GT_BM), tiles_n = (int)((n + GT_BN - 1) / GT_BN);
   const int cluster_tiles_m = (tiles_m + GT_CLUSTER_M - 1) / GT_CLUSTER_M;
@@ -956,7 +1105,7 @@ extern "C" __global__ void __launch_bounds__(GT_THREADS, 1) GT_CLUSTER_DIMS
       gt_wgmma_wait<0>();
       if (k_blocks > 0 && lane == 0) gt_release_stage(empty + 8 * prev);
 #endif
-#if GT_SPLIT_K > 1
+#if GT_SPLIT_L2
       {
         const int tile_m = tm * GT_CLUSTER_M + rank_m, tile_n = tn * GT_CLUSTER_N + rank_n;
         if (row0 >= m || col0 >= n) continue;  // a cluster's tile past the edge: nothing to write
@@ -965,6 +1114,11 @@ extern "C" __global__ void __launch_bounds__(GT_THREADS, 1) GT_CLUSTER_DIMS
                             last_flags + 4 * consumer, consumer)) {
           continue;  // another slice of this tile finishes it
         }
+      }
+#elif GT_SPLIT_CLUSTER
+      // k < 0 never holds: a zero that ptxas cannot fold (see gt_cluster_split_reduce).
+      if (!gt_cluster_split_reduce(acc, red, red_full, red_empty, consumer, local, (gt_acc_t)(k < 0))) {
+        continue;  // CTA 0 writes C
       }
 #elif GT_STREAM_K
       if (!gt_sk_whole(&work, unit)) {
