@@ -346,11 +346,16 @@ std::vector<KernelConfig> scaled_candidates(const Problem& p, SearchSpace space,
       // (bench/results/2026-11-27-h100-cold-tuning.md).
       if (space == SearchSpace::default_space && tiles * split * 2 < device.sm_count) continue;
       c.split_k = split;
+      // The default space takes the cluster in place of the workspace where its buffer leaves
+      // the stages as they were: on the H200 the 64-row tiles of the decode shapes then ran
+      // 1.02-1.04x faster, while tiles that lost stages to it (128 x 128 from 6 to 4, 128 x 64
+      // swapped from 8 to 6) mostly tied or ran up to 1.10x slower (bench/results/
+      // 2026-11-28-h200-split-fixup.md; one ran 1.09x faster, at a shape where neither was the
+      // pick). The exhaustive space holds both.
       const std::optional<KernelConfig> clustered = split_cluster(p, c, device);
-      // The default space's swapped (decode) tiles take the cluster in place of the workspace;
-      // the exhaustive space and the unswapped tiles, not measured against it, keep the latter.
-      if (!(clustered && space == SearchSpace::default_space && c.swap_ab != 0)) offer(c);
-      if (clustered && (space == SearchSpace::exhaustive || c.swap_ab != 0)) offer(*clustered);
+      const bool cluster_serves = clustered && clustered->stages == c.stages;
+      if (!(cluster_serves && space == SearchSpace::default_space)) offer(c);
+      if (clustered && (cluster_serves || space == SearchSpace::exhaustive)) offer(*clustered);
     }
   }
   return configs;
