@@ -49,6 +49,36 @@ std::string template_text(const std::string& path) {
     const std::string name = text.substr(name_begin, name_end - name_begin);
     text.replace(at + 1, name_end - at, read_file(directory + name));  // the directive, not its newline
   }
+  return left_out(text);
+}
+
+// WGMMA_PROBE_LEAVE_OUT=fixup: split-k through the workspace without its fix-up (each slice
+// writes its own partial sums to C: wrong results, the rest of the kernel intact); =fence: the
+// fix-up without its first fence. Times the kernel without that part, as GT_PROBE_SKIP does for
+// others, by editing the template's text, which leaves the library's template (and so the
+// backend's version) alone (bench/results/2026-11-28-h200-split-fixup.md).
+std::string left_out(std::string text) {
+  const char* part = std::getenv("WGMMA_PROBE_LEAVE_OUT");
+  if (part == nullptr || *part == '\0') return text;
+  const std::string what = part;
+  auto missing = [&](const char* piece) {
+    std::fprintf(stderr, "WGMMA_PROBE_LEAVE_OUT=%s: the template has no %s\n", part, piece);
+    std::exit(2);
+  };
+  if (what == "fixup") {
+    const std::size_t begin = text.find("if (!gt_split_fixup(");
+    const std::size_t body = text.find("continue;", begin);
+    const std::size_t end = text.find('}', body);
+    if (begin == std::string::npos || body == std::string::npos || end == std::string::npos) missing("gt_split_fixup call");
+    text.replace(begin, end + 1 - begin, "(void)slot;");
+  } else if (what == "fence") {
+    const std::size_t begin = text.find("__threadfence();  // the partials are visible");
+    if (begin == std::string::npos) missing("fence before the tile count");
+    text.erase(begin, text.find('\n', begin) - begin);
+  } else {
+    std::fprintf(stderr, "WGMMA_PROBE_LEAVE_OUT=%s: expected fixup or fence\n", part);
+    std::exit(2);
+  }
   return text;
 }
 
@@ -189,7 +219,7 @@ bool launch(const Mapping& map, void* c, long long ldc, float alpha, float beta,
                   .empty();
   const Module& mod = g_modules.at(instance_key(map.instance));
   const WgmmaInstance& w = map.instance;
-  const long long units = gemmtune::cuda::wgmma_cluster_tiles(w, map.m, map.n) * (w.split_cluster ? 1 : w.split_k);
+  const long long units = w.work_units(gemmtune::cuda::wgmma_cluster_tiles(w, map.m, map.n));
   const long long clusters = w.stream_k ? mod.clusters : std::min<long long>(units, mod.clusters);
   unsigned grid = unsigned(std::max<long long>(clusters, 1) * w.cluster_size());
   long long m = map.m, n = map.n;

@@ -8,6 +8,9 @@
 //                                        input type; WGMMA_PROBE_ARCH=compute_90a: NVRTC to PTX only (the front
 //                                        end's share of the time); WGMMA_PROBE_EXTRA=OPTION: one more NVRTC
 //                                        option; WGMMA_PROBE_DUMP=DIR: each cubin to DIR/N.cubin
+//   every mode: WGMMA_TEMPLATE=FILE another template; WGMMA_PROBE_LEAVE_OUT=fixup (or fence): split-k
+//                                        through the workspace without its fix-up (or its fence), to
+//                                        time the rest (wrong results; kernels.cc, left_out)
 //   wgmma_probe check                    the correctness matrix (dtypes, layouts, odd sizes, alpha/beta)
 //   wgmma_probe bench DTYPE SHAPES [CONFIG...]   time on "MxNxK,..." (nt layout), CONFIG as below
 //   wgmma_probe streamk [CONFIG...]      stream-K against the plain grid: checks the .sk variant

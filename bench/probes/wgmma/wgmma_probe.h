@@ -125,6 +125,7 @@ std::string template_path();
 // The template as NVRTC gets it from the library: each local include (`#include "name"`, a file
 // beside the template) replaced by that file's text, as embed_source.cmake does.
 std::string template_text(const std::string& path);
+std::string left_out(std::string text);            // WGMMA_PROBE_LEAVE_OUT, applied by template_text
 Compiled nvrtc_compile(const std::string& source, const std::vector<std::string>& options);
 // The NVRTC options of an instance, which name it.
 std::string instance_key(const WgmmaInstance& w);

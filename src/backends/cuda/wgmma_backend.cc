@@ -55,8 +55,7 @@ class WgmmaKernel final : public JitKernel {
     }
     // Stream-K shares the last wave's k-blocks among every cluster that runs at once, so its
     // grid is all of them; otherwise no more clusters than units of work.
-    // A split cluster takes a tile's slices at once: its unit is the tile.
-    const std::int64_t units = wgmma_cluster_tiles(w, mapping_.m, mapping_.n) * (w.split_cluster ? 1 : w.split_k);
+    const std::int64_t units = w.work_units(wgmma_cluster_tiles(w, mapping_.m, mapping_.n));
     if (!w.stream_k) clusters = int(std::max<std::int64_t>(1, std::min<std::int64_t>(clusters, units)));
     grid_ = unsigned(clusters * w.cluster_size());
     // Split-k and stream-K: the partial sums, then one counter a tile (and consumer).

@@ -69,6 +69,16 @@ std::int32_t block_n_step(const Problem& p, bool swap) {
   return p.a_type() == DType::s8 ? 16 : kMinBlockN;
 }
 
+bool fits(const Problem& p, const KernelConfig& c, const CudaInfo& device) {
+  return wgmma_instance(p, c).shared_bytes() <= device.shared_memory_per_block_optin;
+}
+
+// `c` with its stages lowered (to kMinStages at most) until its shared memory fits.
+KernelConfig fit_stages(const Problem& p, KernelConfig c, const CudaInfo& device) {
+  while (c.stages > kMinStages && !fits(p, c, device)) --c.stages;
+  return c;
+}
+
 KernelConfig scaled(const KernelConfig& entry, const Problem& p, const CudaInfo& device) {
   KernelConfig c = entry;
   const bool swap = c.swap_ab != 0;
@@ -82,8 +92,7 @@ KernelConfig scaled(const KernelConfig& entry, const Problem& p, const CudaInfo&
   if ((m + c.block_m - 1) / c.block_m < 2) c.cluster_m = 1;
   if ((n + c.block_n - 1) / c.block_n < 2) c.cluster_n = 1;
   // Smaller tiles leave room for more stages; a stage count that no longer fits is lowered.
-  while (c.stages > kMinStages && wgmma_instance(p, c).shared_bytes() > device.shared_memory_per_block_optin) --c.stages;
-  return c;
+  return fit_stages(p, c, device);
 }
 
 // Clusters of CTAs the persistent grid holds: one CTA an SM.
@@ -146,9 +155,8 @@ std::optional<KernelConfig> split_cluster(const Problem& p, KernelConfig c, cons
     return std::nullopt;
   }
   c.split_reduce = 1;
-  while (c.stages > kMinStages && wgmma_instance(p, c).shared_bytes() > device.shared_memory_per_block_optin) --c.stages;
-  if (wgmma_instance(p, c).shared_bytes() > device.shared_memory_per_block_optin) return std::nullopt;
-  return c;
+  c = fit_stages(p, c, device);
+  return fits(p, c, device) ? std::optional<KernelConfig>(c) : std::nullopt;
 }
 
 // An unswapped tile more than half of whose rows are padding (m < block_m / 2). The swapped
@@ -189,7 +197,7 @@ std::optional<KernelConfig> wave_fitted(const Problem& p, const KernelConfig& c,
     while (narrowed.stages < kMaxStages) {
       KernelConfig deeper = narrowed;
       ++deeper.stages;
-      if (wgmma_instance(p, deeper).shared_bytes() > device.shared_memory_per_block_optin) break;
+      if (!fits(p, deeper, device)) break;
       narrowed = deeper;
     }
     return narrowed;

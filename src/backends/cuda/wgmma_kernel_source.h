@@ -51,6 +51,9 @@ struct WgmmaInstance {
   std::int64_t counter_count(std::int64_t m, std::int64_t n) const {
     return shares_tiles() ? tiles(m, n) * (pingpong ? 1 : consumers) : 0;
   }
+  // Units of work a persistent grid shares out, given its cluster tiles: each slice of a tile
+  // through the workspace is one; a split cluster takes all of a tile's slices at once.
+  std::int64_t work_units(std::int64_t cluster_tiles) const { return cluster_tiles * (split_cluster ? 1 : split_k); }
   std::int64_t tiles(std::int64_t m, std::int64_t n) const {
     return ((m + block_m - 1) / block_m) * ((n + block_n - 1) / block_n);
   }
