@@ -8,6 +8,7 @@
 #include <mutex>
 
 #include "cuda_backends.h"
+#include "cublaslt_library.h"
 #include "cuda_check.h"
 
 namespace gemmtune::cuda {
@@ -29,70 +30,72 @@ cudaDataType_t to_cuda(DType type) {
 }
 
 // One cuBLASLt handle per process and device, created on first use (it needs a GPU).
-Result<cublasLtHandle_t> handle_for(int device) {
+Result<cublasLtHandle_t> handle_for(const CublasLtApi& api, int device) {
   static std::mutex mutex;
   static cublasLtHandle_t handles[64] = {};
   if (device < 0 || device >= 64) return invalid_argument("device index out of range");
   std::lock_guard lock(mutex);
   if (handles[device] == nullptr) {
     GEMMTUNE_RETURN_IF_ERROR(check(cudaSetDevice(device), "cudaSetDevice"));
-    GEMMTUNE_RETURN_IF_ERROR(check(cublasLtCreate(&handles[device]), "cublasLtCreate"));
+    GEMMTUNE_RETURN_IF_ERROR(check(api.create(&handles[device]), "cublasLtCreate"));
   }
   return handles[device];
 }
 
 // The descriptors of one problem; owns them.
 struct MatmulPlan {
+  const CublasLtApi& api;
   cublasLtMatmulDesc_t desc = nullptr;
   cublasLtMatrixLayout_t x = nullptr, y = nullptr, c = nullptr;  // x: our B, y: our A
   bool integer = false;
-  MatmulPlan() = default;
+  explicit MatmulPlan(const CublasLtApi& library) : api(library) {}
   MatmulPlan(const MatmulPlan&) = delete;
   MatmulPlan& operator=(const MatmulPlan&) = delete;
   ~MatmulPlan() {
-    if (desc) cublasLtMatmulDescDestroy(desc);
-    if (x) cublasLtMatrixLayoutDestroy(x);
-    if (y) cublasLtMatrixLayoutDestroy(y);
-    if (c) cublasLtMatrixLayoutDestroy(c);
+    if (desc) api.desc_destroy(desc);
+    if (x) api.layout_destroy(x);
+    if (y) api.layout_destroy(y);
+    if (c) api.layout_destroy(c);
   }
 };
 
 Status make_plan(const Problem& p, MatmulPlan& plan) {
+  const CublasLtApi& api = plan.api;
   plan.integer = p.a_type() == DType::s8;
   cublasComputeType_t compute = CUBLAS_COMPUTE_32F;
   if (plan.integer) compute = CUBLAS_COMPUTE_32I;
   const cudaDataType_t scale = plan.integer ? CUDA_R_32I : CUDA_R_32F;
-  GEMMTUNE_RETURN_IF_ERROR(check(cublasLtMatmulDescCreate(&plan.desc, compute, scale), "cublasLtMatmulDescCreate"));
+  GEMMTUNE_RETURN_IF_ERROR(check(api.desc_create(&plan.desc, compute, scale), "cublasLtMatmulDescCreate"));
   const cublasOperation_t op_x = p.b_layout() == Layout::row_major ? CUBLAS_OP_N : CUBLAS_OP_T;
   const cublasOperation_t op_y = p.a_layout() == Layout::row_major ? CUBLAS_OP_N : CUBLAS_OP_T;
   GEMMTUNE_RETURN_IF_ERROR(check(
-      cublasLtMatmulDescSetAttribute(plan.desc, CUBLASLT_MATMUL_DESC_TRANSA, &op_x, sizeof op_x), "set TRANSA"));
+      api.desc_set(plan.desc, CUBLASLT_MATMUL_DESC_TRANSA, &op_x, sizeof op_x), "set TRANSA"));
   GEMMTUNE_RETURN_IF_ERROR(check(
-      cublasLtMatmulDescSetAttribute(plan.desc, CUBLASLT_MATMUL_DESC_TRANSB, &op_y, sizeof op_y), "set TRANSB"));
+      api.desc_set(plan.desc, CUBLASLT_MATMUL_DESC_TRANSB, &op_y, sizeof op_y), "set TRANSB"));
   // Stored shapes (column-major view) of each operand.
   const std::uint64_t x_rows = op_x == CUBLAS_OP_N ? p.n() : p.k(), x_cols = op_x == CUBLAS_OP_N ? p.k() : p.n();
   const std::uint64_t y_rows = op_y == CUBLAS_OP_N ? p.k() : p.m(), y_cols = op_y == CUBLAS_OP_N ? p.m() : p.k();
-  GEMMTUNE_RETURN_IF_ERROR(check(cublasLtMatrixLayoutCreate(&plan.x, to_cuda(p.b_type()), x_rows, x_cols, p.ldb()),
+  GEMMTUNE_RETURN_IF_ERROR(check(api.layout_create(&plan.x, to_cuda(p.b_type()), x_rows, x_cols, p.ldb()),
                                  "layout B"));
-  GEMMTUNE_RETURN_IF_ERROR(check(cublasLtMatrixLayoutCreate(&plan.y, to_cuda(p.a_type()), y_rows, y_cols, p.lda()),
+  GEMMTUNE_RETURN_IF_ERROR(check(api.layout_create(&plan.y, to_cuda(p.a_type()), y_rows, y_cols, p.lda()),
                                  "layout A"));
   GEMMTUNE_RETURN_IF_ERROR(
-      check(cublasLtMatrixLayoutCreate(&plan.c, to_cuda(p.c_type()), p.n(), p.m(), p.ldc()), "layout C"));
+      check(api.layout_create(&plan.c, to_cuda(p.c_type()), p.n(), p.m(), p.ldc()), "layout C"));
   return Status::ok();
 }
 
 // The heuristic's ranked algorithms for a problem (at most kMaxAlgorithms).
 Result<std::vector<cublasLtMatmulHeuristicResult_t>> heuristics(cublasLtHandle_t handle, const MatmulPlan& plan) {
+  const CublasLtApi& api = plan.api;
   cublasLtMatmulPreference_t preference = nullptr;
-  GEMMTUNE_RETURN_IF_ERROR(check(cublasLtMatmulPreferenceCreate(&preference), "cublasLtMatmulPreferenceCreate"));
+  GEMMTUNE_RETURN_IF_ERROR(check(api.preference_create(&preference), "cublasLtMatmulPreferenceCreate"));
   std::size_t workspace = kMaxWorkspaceBytes;
-  cublasLtMatmulPreferenceSetAttribute(preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace,
+  api.preference_set(preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace,
                                        sizeof workspace);
   std::vector<cublasLtMatmulHeuristicResult_t> results(kMaxAlgorithms);
   int found = 0;
-  cublasStatus_t status = cublasLtMatmulAlgoGetHeuristic(handle, plan.desc, plan.x, plan.y, plan.c, plan.c,
-                                                         preference, kMaxAlgorithms, results.data(), &found);
-  cublasLtMatmulPreferenceDestroy(preference);
+  cublasStatus_t status = api.heuristic(handle, plan.desc, plan.x, plan.y, plan.c, plan.c, preference, kMaxAlgorithms, results.data(), &found);
+  api.preference_destroy(preference);
   GEMMTUNE_RETURN_IF_ERROR(check(status, "cublasLtMatmulAlgoGetHeuristic"));
   if (found == 0) return unsupported("cuBLASLt has no algorithm for this problem");
   results.resize(std::size_t(found));
@@ -114,7 +117,7 @@ class CublasLtKernel final : public Kernel {
     const std::int32_t alpha_i = std::int32_t(problem_.alpha()), beta_i = std::int32_t(problem_.beta());
     const void* alpha = plan_->integer ? static_cast<const void*>(&alpha_i) : &alpha_f;
     const void* beta = plan_->integer ? static_cast<const void*>(&beta_i) : &beta_f;
-    return check(cublasLtMatmul(handle_, plan_->desc, alpha, args.b, plan_->x, args.a, plan_->y, beta, args.c,
+    return check(plan_->api.matmul(handle_, plan_->desc, alpha, args.b, plan_->x, args.a, plan_->y, beta, args.c,
                                 plan_->c, args.c, plan_->c, &algo_, workspace_, workspace_bytes_,
                                 static_cast<cudaStream_t>(args.stream)),
                  "cublasLtMatmul");
@@ -126,7 +129,7 @@ class CublasLtKernel final : public Kernel {
       // Signed: the split count reads -1 where cuBLASLt leaves it to the kernel.
       std::int32_t value = 0;
       std::size_t written = 0;
-      cublasLtMatmulAlgoConfigGetAttribute(&algo_, which, &value, sizeof value, &written);
+      plan_->api.algo_get(&algo_, which, &value, sizeof value, &written);
       return std::to_string(value);
     };
     return "id=" + attribute(CUBLASLT_ALGO_CONFIG_ID) + " tile=" + attribute(CUBLASLT_ALGO_CONFIG_TILE_ID) +
@@ -150,13 +153,19 @@ class CublasLtBackend final : public Backend {
  public:
   explicit CublasLtBackend(const CudaInfo& device) : device_(device) {}
   std::string_view name() const override { return "cublaslt"; }
-  std::string version() const override { return "cublasLt-" + std::to_string(cublasLtGetVersion()); }
+  // The loaded library's own version (it may differ from the headers of the build).
+  std::string version() const override {
+    auto api = cublaslt_api();
+    return api.is_ok() ? "cublasLt-" + std::to_string((*api)->get_version()) : "cublasLt-unavailable";
+  }
 
   std::vector<KernelConfig> configs(const Problem& problem, SearchSpace) const override {
     if (!supported(problem).is_ok()) return {};
-    auto handle = handle_for(device_.index);
+    auto api = cublaslt_api();
+    if (!api.is_ok()) return {};
+    auto handle = handle_for(**api, device_.index);
     if (!handle.is_ok()) return {};
-    MatmulPlan plan;
+    MatmulPlan plan(**api);
     if (!make_plan(problem, plan).is_ok()) return {};
     auto found = heuristics(*handle, plan);
     if (!found.is_ok()) return {};
@@ -171,6 +180,7 @@ class CublasLtBackend final : public Backend {
 
   Status can_implement(const Problem& problem, const KernelConfig& config) const override {
     GEMMTUNE_RETURN_IF_ERROR(supported(problem));
+    GEMMTUNE_RETURN_IF_ERROR(cublaslt_api().status());
     if (config.rank < 1 || config.rank > kMaxAlgorithms) {
       return unsupported("rank must be a heuristic rank in [1, " + std::to_string(kMaxAlgorithms) + "]");
     }
@@ -179,9 +189,10 @@ class CublasLtBackend final : public Backend {
 
   Result<std::unique_ptr<Kernel>> prepare(const Problem& problem, const KernelConfig& config) const override {
     GEMMTUNE_RETURN_IF_ERROR(can_implement(problem, config));
-    GEMMTUNE_ASSIGN_OR_RETURN(cublasLtHandle_t handle, handle_for(device_.index));
+    GEMMTUNE_ASSIGN_OR_RETURN(const CublasLtApi* api, cublaslt_api());
+    GEMMTUNE_ASSIGN_OR_RETURN(cublasLtHandle_t handle, handle_for(*api, device_.index));
     GEMMTUNE_RETURN_IF_ERROR(check(cudaSetDevice(device_.index), "cudaSetDevice"));
-    auto plan = std::make_unique<MatmulPlan>();
+    auto plan = std::make_unique<MatmulPlan>(*api);
     GEMMTUNE_RETURN_IF_ERROR(make_plan(problem, *plan));
     GEMMTUNE_ASSIGN_OR_RETURN(auto found, heuristics(handle, *plan));
     if (std::size_t(config.rank) > found.size()) {

@@ -1,8 +1,8 @@
-// CUDA runtime, NVRTC and cuBLASLt return codes as Status, naming the call that failed. (The
-// driver API is resolved at run time, not linked; mma_backend.cc checks its results itself.)
+// CUDA runtime and NVRTC return codes as Status, naming the call that failed. (The driver API
+// is resolved at run time, not linked; mma_backend.cc checks its results itself. cuBLASLt is
+// opened on first use: its statuses are checked in cublaslt_library.h.)
 #pragma once
 
-#include <cublasLt.h>
 #include <cuda_runtime.h>
 #include <nvrtc.h>
 
@@ -21,12 +21,6 @@ inline Status check(cudaError_t code, const char* what) {
 inline Status check(nvrtcResult code, const char* what) {
   if (code == NVRTC_SUCCESS) return Status::ok();
   return Status(ErrorCode::unsupported, std::string(what) + ": " + nvrtcGetErrorString(code));
-}
-
-inline Status check(cublasStatus_t code, const char* what) {
-  if (code == CUBLAS_STATUS_SUCCESS) return Status::ok();
-  return Status(ErrorCode::unsupported, std::string(what) + ": " + cublasLtGetStatusName(code) + " (" +
-                                            cublasLtGetStatusString(code) + ")");
 }
 
 }  // namespace gemmtune::cuda

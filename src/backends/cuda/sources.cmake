@@ -1,9 +1,11 @@
-# Sources of the CUDA backends: device detection, harness, cuBLASLt, worker isolation.
+# Sources of the CUDA backends: device detection, harness, cuBLASLt (opened on first use),
+# worker isolation.
 set(GEMMTUNE_CUDA_SOURCES
   backends/cuda/cuda_device.cc
   backends/cuda/cuda_harness.cc
   backends/cuda/cuda_verifier.cc
   backends/cuda/launch_overlap.cc
   backends/cuda/cublaslt_backend.cc
+  backends/cuda/cublaslt_library.cc
   backends/cuda/worker_client.cc
   backends/cuda/worker_protocol.cc)
