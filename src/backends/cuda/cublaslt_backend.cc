@@ -68,19 +68,16 @@ Status make_plan(const Problem& p, MatmulPlan& plan) {
   GEMMTUNE_RETURN_IF_ERROR(check(api.desc_create(&plan.desc, compute, scale), "cublasLtMatmulDescCreate"));
   const cublasOperation_t op_x = p.b_layout() == Layout::row_major ? CUBLAS_OP_N : CUBLAS_OP_T;
   const cublasOperation_t op_y = p.a_layout() == Layout::row_major ? CUBLAS_OP_N : CUBLAS_OP_T;
-  GEMMTUNE_RETURN_IF_ERROR(check(
-      api.desc_set(plan.desc, CUBLASLT_MATMUL_DESC_TRANSA, &op_x, sizeof op_x), "set TRANSA"));
-  GEMMTUNE_RETURN_IF_ERROR(check(
-      api.desc_set(plan.desc, CUBLASLT_MATMUL_DESC_TRANSB, &op_y, sizeof op_y), "set TRANSB"));
+  GEMMTUNE_RETURN_IF_ERROR(
+      check(api.desc_set(plan.desc, CUBLASLT_MATMUL_DESC_TRANSA, &op_x, sizeof op_x), "set TRANSA"));
+  GEMMTUNE_RETURN_IF_ERROR(
+      check(api.desc_set(plan.desc, CUBLASLT_MATMUL_DESC_TRANSB, &op_y, sizeof op_y), "set TRANSB"));
   // Stored shapes (column-major view) of each operand.
   const std::uint64_t x_rows = op_x == CUBLAS_OP_N ? p.n() : p.k(), x_cols = op_x == CUBLAS_OP_N ? p.k() : p.n();
   const std::uint64_t y_rows = op_y == CUBLAS_OP_N ? p.k() : p.m(), y_cols = op_y == CUBLAS_OP_N ? p.m() : p.k();
-  GEMMTUNE_RETURN_IF_ERROR(check(api.layout_create(&plan.x, to_cuda(p.b_type()), x_rows, x_cols, p.ldb()),
-                                 "layout B"));
-  GEMMTUNE_RETURN_IF_ERROR(check(api.layout_create(&plan.y, to_cuda(p.a_type()), y_rows, y_cols, p.lda()),
-                                 "layout A"));
-  GEMMTUNE_RETURN_IF_ERROR(
-      check(api.layout_create(&plan.c, to_cuda(p.c_type()), p.n(), p.m(), p.ldc()), "layout C"));
+  GEMMTUNE_RETURN_IF_ERROR(check(api.layout_create(&plan.x, to_cuda(p.b_type()), x_rows, x_cols, p.ldb()), "layout B"));
+  GEMMTUNE_RETURN_IF_ERROR(check(api.layout_create(&plan.y, to_cuda(p.a_type()), y_rows, y_cols, p.lda()), "layout A"));
+  GEMMTUNE_RETURN_IF_ERROR(check(api.layout_create(&plan.c, to_cuda(p.c_type()), p.n(), p.m(), p.ldc()), "layout C"));
   return Status::ok();
 }
 
@@ -90,11 +87,11 @@ Result<std::vector<cublasLtMatmulHeuristicResult_t>> heuristics(cublasLtHandle_t
   cublasLtMatmulPreference_t preference = nullptr;
   GEMMTUNE_RETURN_IF_ERROR(check(api.preference_create(&preference), "cublasLtMatmulPreferenceCreate"));
   std::size_t workspace = kMaxWorkspaceBytes;
-  api.preference_set(preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace,
-                                       sizeof workspace);
+  api.preference_set(preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace, sizeof workspace);
   std::vector<cublasLtMatmulHeuristicResult_t> results(kMaxAlgorithms);
   int found = 0;
-  cublasStatus_t status = api.heuristic(handle, plan.desc, plan.x, plan.y, plan.c, plan.c, preference, kMaxAlgorithms, results.data(), &found);
+  cublasStatus_t status = api.heuristic(handle, plan.desc, plan.x, plan.y, plan.c, plan.c, preference,
+                                        kMaxAlgorithms, results.data(), &found);
   api.preference_destroy(preference);
   GEMMTUNE_RETURN_IF_ERROR(check(status, "cublasLtMatmulAlgoGetHeuristic"));
   if (found == 0) return unsupported("cuBLASLt has no algorithm for this problem");
@@ -118,8 +115,8 @@ class CublasLtKernel final : public Kernel {
     const void* alpha = plan_->integer ? static_cast<const void*>(&alpha_i) : &alpha_f;
     const void* beta = plan_->integer ? static_cast<const void*>(&beta_i) : &beta_f;
     return check(plan_->api.matmul(handle_, plan_->desc, alpha, args.b, plan_->x, args.a, plan_->y, beta, args.c,
-                                plan_->c, args.c, plan_->c, &algo_, workspace_, workspace_bytes_,
-                                static_cast<cudaStream_t>(args.stream)),
+                                   plan_->c, args.c, plan_->c, &algo_, workspace_, workspace_bytes_,
+                                   static_cast<cudaStream_t>(args.stream)),
                  "cublasLtMatmul");
   }
   std::size_t workspace_bytes() const override { return workspace_bytes_; }
