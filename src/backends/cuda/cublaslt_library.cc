@@ -1,79 +1,40 @@
 #include "cublaslt_library.h"
 
-#include <dlfcn.h>
-
-#include <type_traits>
-#include <utility>
+#include "toolkit_library.h"
 
 namespace gemmtune::cuda {
 namespace {
 
-#ifndef GEMMTUNE_CUBLASLT_DIR
-#define GEMMTUNE_CUBLASLT_DIR ""
-#endif
-
 const std::string kSoname = "libcublasLt.so." + std::to_string(CUBLAS_VER_MAJOR);
 
-struct Loaded {
+LoadedApi<CublasLtApi> load() {
+  ToolkitLibrary library = open_toolkit_library(kSoname);
   CublasLtApi api;
-  std::string error;  // empty when every entry point resolved
-};
-
-// dlopen by soname, then by the build's toolkit folder; "" and the handle, or the reason.
-std::pair<void*, std::string> open_library() {
-  if (void* handle = dlopen(kSoname.c_str(), RTLD_NOW | RTLD_LOCAL)) return {handle, ""};
-  std::string error = dlerror();
-  const std::string dir = GEMMTUNE_CUBLASLT_DIR;
-  if (!dir.empty()) {
-    const std::string path = dir + "/" + kSoname;
-    if (void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL)) return {handle, ""};
-    error += "; " + std::string(dlerror());
-  }
-  return {nullptr, "cannot load cuBLASLt (" + kSoname + "): " + error};
-}
-
-Loaded load() {
-  Loaded loaded;
-  auto [handle, error] = open_library();
-  if (handle == nullptr) {
-    loaded.error = error;
-    return loaded;
-  }
-  auto resolve = [&](auto& entry, const char* symbol) {
-    entry = reinterpret_cast<std::remove_reference_t<decltype(entry)>>(dlsym(handle, symbol));
-    if (entry == nullptr && loaded.error.empty()) loaded.error = kSoname + " has no " + symbol;
-  };
-  CublasLtApi& api = loaded.api;
-  resolve(api.create, "cublasLtCreate");
-  resolve(api.get_version, "cublasLtGetVersion");
-  resolve(api.status_name, "cublasLtGetStatusName");
-  resolve(api.status_string, "cublasLtGetStatusString");
-  resolve(api.desc_create, "cublasLtMatmulDescCreate");
-  resolve(api.desc_destroy, "cublasLtMatmulDescDestroy");
-  resolve(api.desc_set, "cublasLtMatmulDescSetAttribute");
-  resolve(api.layout_create, "cublasLtMatrixLayoutCreate");
-  resolve(api.layout_destroy, "cublasLtMatrixLayoutDestroy");
-  resolve(api.preference_create, "cublasLtMatmulPreferenceCreate");
-  resolve(api.preference_destroy, "cublasLtMatmulPreferenceDestroy");
-  resolve(api.preference_set, "cublasLtMatmulPreferenceSetAttribute");
-  resolve(api.heuristic, "cublasLtMatmulAlgoGetHeuristic");
-  resolve(api.algo_get, "cublasLtMatmulAlgoConfigGetAttribute");
-  resolve(api.matmul, "cublasLtMatmul");
-  // A library missing an entry point is not used at all (it stays mapped: closing a library
-  // whose initialisers ran is not worth the risk for a process that will not use it).
-  return loaded;
-}
-
-const Loaded& loaded() {
-  static const Loaded library = load();
-  return library;
+  resolve(library, kSoname, api.create, "cublasLtCreate");
+  resolve(library, kSoname, api.get_version, "cublasLtGetVersion");
+  resolve(library, kSoname, api.status_name, "cublasLtGetStatusName");
+  resolve(library, kSoname, api.status_string, "cublasLtGetStatusString");
+  resolve(library, kSoname, api.desc_create, "cublasLtMatmulDescCreate");
+  resolve(library, kSoname, api.desc_destroy, "cublasLtMatmulDescDestroy");
+  resolve(library, kSoname, api.desc_set, "cublasLtMatmulDescSetAttribute");
+  resolve(library, kSoname, api.layout_create, "cublasLtMatrixLayoutCreate");
+  resolve(library, kSoname, api.layout_destroy, "cublasLtMatrixLayoutDestroy");
+  resolve(library, kSoname, api.preference_create, "cublasLtMatmulPreferenceCreate");
+  resolve(library, kSoname, api.preference_destroy, "cublasLtMatmulPreferenceDestroy");
+  resolve(library, kSoname, api.preference_set, "cublasLtMatmulPreferenceSetAttribute");
+  resolve(library, kSoname, api.heuristic, "cublasLtMatmulAlgoGetHeuristic");
+  resolve(library, kSoname, api.algo_get, "cublasLtMatmulAlgoConfigGetAttribute");
+  resolve(library, kSoname, api.matmul, "cublasLtMatmul");
+  // A library missing an entry point is not used at all. It stays mapped: closing a library
+  // whose initialisers ran is not worth the risk for a process that will not use it.
+  return {api, library.error};
 }
 
 }  // namespace
 
 Result<const CublasLtApi*> cublaslt_api() {
-  if (!loaded().error.empty()) return Status(ErrorCode::unavailable, loaded().error);
-  return &loaded().api;
+  static const LoadedApi<CublasLtApi> library = load();
+  return usable(library);
 }
 
 Status check(cublasStatus_t code, const char* what) {

@@ -1,4 +1,4 @@
-// cuBLASLt, opened on first use (dlopen) instead of linked.
+// cuBLASLt, opened on first use (toolkit_library.h) instead of linked.
 //
 // Linked, libcublasLt's load-time initialisers ran in every process that linked gemmtune, GPU
 // or not, before main: 0.13 s of CPU, 25,000 more page faults and 210 MB more resident memory
@@ -35,8 +35,7 @@ struct CublasLtApi {
 };
 
 // The library of the toolkit gemmtune was built with (libcublasLt.so.<major>), loaded once per
-// process: first by its soname (LD_LIBRARY_PATH, the caller's run path, the loader's cache),
-// then from the toolkit's library folder of the build. An error names both attempts.
+// process, or why it could not be.
 Result<const CublasLtApi*> cublaslt_api();
 
 // A cuBLASLt status as a Status naming the call; the names come from the library when loaded.

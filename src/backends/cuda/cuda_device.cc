@@ -2,6 +2,7 @@
 #include "cuda_backends.h"
 #include "cuda_check.h"
 #include "launch_overlap.h"
+#include "nvrtc_library.h"
 
 namespace gemmtune::cuda {
 
@@ -37,7 +38,8 @@ Result<DeviceInfo> detect_device(int index, const CpuInfo& host) {
   c.max_threads_per_block = prop.maxThreadsPerBlock;
   cudaDriverGetVersion(&c.driver_version);
   cudaRuntimeGetVersion(&c.runtime_version);
-  nvrtcVersion(&c.nvrtc_major, &c.nvrtc_minor);
+  // Left at 0.0 where NVRTC cannot be opened; the NVRTC families then say why themselves.
+  if (auto nvrtc = nvrtc_api(); nvrtc.is_ok()) (*nvrtc)->version(&c.nvrtc_major, &c.nvrtc_minor);
   return device;
 }
 

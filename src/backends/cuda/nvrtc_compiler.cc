@@ -6,7 +6,7 @@
 
 #include "../../core/usable_cpus.h"
 #include "cubin_cache.h"
-#include "cuda_check.h"
+#include "nvrtc_library.h"
 
 namespace gemmtune::cuda {
 namespace {
@@ -17,16 +17,19 @@ constexpr std::size_t kLogChars = 2000;
 std::atomic<std::uint64_t> compilations{0}, cache_hits{0}, corrupt_entries{0}, failures{0};
 
 std::string nvrtc_version_text() {
+  auto api = nvrtc_api();
+  if (!api.is_ok()) return "unavailable";
   int major = 0, minor = 0;
-  nvrtcVersion(&major, &minor);
+  (*api)->version(&major, &minor);
   return std::to_string(major) + "." + std::to_string(minor);
 }
 
 // Owns an nvrtcProgram for the length of one compile.
 struct Program {
+  const NvrtcApi& api;
   nvrtcProgram handle = nullptr;
   ~Program() {
-    if (handle != nullptr) nvrtcDestroyProgram(&handle);
+    if (handle != nullptr) api.destroy_program(&handle);
   }
 };
 
@@ -48,11 +51,11 @@ struct CompileSlot {
   CompileSlot& operator=(const CompileSlot&) = delete;
 };
 
-std::string program_log(nvrtcProgram program) {
+std::string program_log(const NvrtcApi& api, nvrtcProgram program) {
   std::size_t size = 0;
-  if (nvrtcGetProgramLogSize(program, &size) != NVRTC_SUCCESS || size <= 1) return "";
+  if (api.log_size(program, &size) != NVRTC_SUCCESS || size <= 1) return "";
   std::string log(size, '\0');
-  nvrtcGetProgramLog(program, log.data());
+  api.log(program, log.data());
   log.resize(size - 1);
   if (log.size() > kLogChars) log = log.substr(0, kLogChars) + "\n[log truncated]";
   return log;
@@ -65,29 +68,30 @@ CompileStats nvrtc_compile_stats() {
 }
 
 Result<std::string> compile_cubin(std::string_view source, const std::vector<std::string>& options) {
-  Program program;
+  GEMMTUNE_ASSIGN_OR_RETURN(const NvrtcApi* api, nvrtc_api());
+  Program program{*api};
   const std::string text(source);
   GEMMTUNE_RETURN_IF_ERROR(
-      check(nvrtcCreateProgram(&program.handle, text.c_str(), "gemm_mma.cu", 0, nullptr, nullptr), "nvrtcCreateProgram"));
+      check(api->create_program(&program.handle, text.c_str(), "gemm_mma.cu", 0, nullptr, nullptr), "nvrtcCreateProgram"));
   std::vector<const char*> raw;
   for (const std::string& option : options) raw.push_back(option.c_str());
   const nvrtcResult result = [&] {
     CompileSlot slot;
-    return nvrtcCompileProgram(program.handle, int(raw.size()), raw.data());
+    return api->compile_program(program.handle, int(raw.size()), raw.data());
   }();
   if (result != NVRTC_SUCCESS) {
     ++failures;
     return Status(ErrorCode::unsupported,
-                  std::string("nvrtc: ") + nvrtcGetErrorString(result) + "\n" + program_log(program.handle));
+                  check(result, "nvrtc").message() + "\n" + program_log(*api, program.handle));
   }
   std::size_t size = 0;
-  GEMMTUNE_RETURN_IF_ERROR(check(nvrtcGetCUBINSize(program.handle, &size), "nvrtcGetCUBINSize"));
+  GEMMTUNE_RETURN_IF_ERROR(check(api->cubin_size(program.handle, &size), "nvrtcGetCUBINSize"));
   if (size == 0) {
     ++failures;
     return Status(ErrorCode::unsupported, "nvrtc produced no cubin (is the arch a real sm_XY target?)");
   }
   std::string cubin(size, '\0');
-  GEMMTUNE_RETURN_IF_ERROR(check(nvrtcGetCUBIN(program.handle, cubin.data()), "nvrtcGetCUBIN"));
+  GEMMTUNE_RETURN_IF_ERROR(check(api->cubin(program.handle, cubin.data()), "nvrtcGetCUBIN"));
   ++compilations;
   return cubin;
 }

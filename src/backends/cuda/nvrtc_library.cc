@@ -1,0 +1,41 @@
+#include "nvrtc_library.h"
+
+#include <cuda_runtime_api.h>
+
+#include "toolkit_library.h"
+
+namespace gemmtune::cuda {
+namespace {
+
+const std::string kSoname = "libnvrtc.so." + std::to_string(CUDART_VERSION / 1000);
+
+LoadedApi<NvrtcApi> load() {
+  ToolkitLibrary library = open_toolkit_library(kSoname);
+  NvrtcApi api;
+  resolve(library, kSoname, api.version, "nvrtcVersion");
+  resolve(library, kSoname, api.error_string, "nvrtcGetErrorString");
+  resolve(library, kSoname, api.create_program, "nvrtcCreateProgram");
+  resolve(library, kSoname, api.destroy_program, "nvrtcDestroyProgram");
+  resolve(library, kSoname, api.compile_program, "nvrtcCompileProgram");
+  resolve(library, kSoname, api.log_size, "nvrtcGetProgramLogSize");
+  resolve(library, kSoname, api.log, "nvrtcGetProgramLog");
+  resolve(library, kSoname, api.cubin_size, "nvrtcGetCUBINSize");
+  resolve(library, kSoname, api.cubin, "nvrtcGetCUBIN");
+  return {api, library.error};
+}
+
+}  // namespace
+
+Result<const NvrtcApi*> nvrtc_api() {
+  static const LoadedApi<NvrtcApi> library = load();
+  return usable(library);
+}
+
+Status check(nvrtcResult code, const char* what) {
+  if (code == NVRTC_SUCCESS) return Status::ok();
+  std::string name = "NVRTC result " + std::to_string(int(code));
+  if (auto api = nvrtc_api(); api.is_ok()) name = (*api)->error_string(code);
+  return Status(ErrorCode::unsupported, std::string(what) + ": " + name);
+}
+
+}  // namespace gemmtune::cuda
