@@ -12,15 +12,15 @@ const std::string kSoname = "libnvrtc.so." + std::to_string(CUDART_VERSION / 100
 LoadedApi<NvrtcApi> load() {
   ToolkitLibrary library = open_toolkit_library(kSoname);
   NvrtcApi api;
-  resolve(library, kSoname, api.version, "nvrtcVersion");
-  resolve(library, kSoname, api.error_string, "nvrtcGetErrorString");
-  resolve(library, kSoname, api.create_program, "nvrtcCreateProgram");
-  resolve(library, kSoname, api.destroy_program, "nvrtcDestroyProgram");
-  resolve(library, kSoname, api.compile_program, "nvrtcCompileProgram");
-  resolve(library, kSoname, api.log_size, "nvrtcGetProgramLogSize");
-  resolve(library, kSoname, api.log, "nvrtcGetProgramLog");
-  resolve(library, kSoname, api.cubin_size, "nvrtcGetCUBINSize");
-  resolve(library, kSoname, api.cubin, "nvrtcGetCUBIN");
+  resolve(library, api.version, "nvrtcVersion");
+  resolve(library, api.error_string, "nvrtcGetErrorString");
+  resolve(library, api.create_program, "nvrtcCreateProgram");
+  resolve(library, api.destroy_program, "nvrtcDestroyProgram");
+  resolve(library, api.compile_program, "nvrtcCompileProgram");
+  resolve(library, api.log_size, "nvrtcGetProgramLogSize");
+  resolve(library, api.log, "nvrtcGetProgramLog");
+  resolve(library, api.cubin_size, "nvrtcGetCUBINSize");
+  resolve(library, api.cubin, "nvrtcGetCUBIN");
   return {api, library.error};
 }
 

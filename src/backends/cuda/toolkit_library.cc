@@ -9,7 +9,7 @@
 namespace gemmtune::cuda {
 
 ToolkitLibrary open_toolkit_library(const std::string& soname) {
-  ToolkitLibrary library;
+  ToolkitLibrary library{soname};
   if ((library.handle = dlopen(soname.c_str(), RTLD_NOW | RTLD_LOCAL)) != nullptr) return library;
   std::string error = dlerror();
   const std::string dir = GEMMTUNE_CUDA_LIBRARY_DIR;
@@ -22,10 +22,10 @@ ToolkitLibrary open_toolkit_library(const std::string& soname) {
   return library;
 }
 
-void* find_symbol(ToolkitLibrary& library, const std::string& soname, const char* symbol) {
+void* find_symbol(ToolkitLibrary& library, const char* symbol) {
   if (library.handle == nullptr) return nullptr;
   void* address = dlsym(library.handle, symbol);
-  if (address == nullptr && library.error.empty()) library.error = soname + " has no " + symbol;
+  if (address == nullptr && library.error.empty()) library.error = library.soname + " has no " + symbol;
   return address;
 }
 

@@ -13,18 +13,19 @@ namespace gemmtune::cuda {
 // A library opened by soname (LD_LIBRARY_PATH, the caller's run path, the loader's cache),
 // else from the CUDA toolkit folder of the build; the handle, or why neither worked.
 struct ToolkitLibrary {
+  std::string soname;
   void* handle = nullptr;
   std::string error;
 };
 ToolkitLibrary open_toolkit_library(const std::string& soname);
 
 // `symbol`'s address in `library`, or null; the first symbol missing is named in library.error.
-void* find_symbol(ToolkitLibrary& library, const std::string& soname, const char* symbol);
+void* find_symbol(ToolkitLibrary& library, const char* symbol);
 
 // Sets `entry` to `symbol` of `library` (null where it is missing).
 template <class Entry>
-void resolve(ToolkitLibrary& library, const std::string& soname, Entry& entry, const char* symbol) {
-  entry = reinterpret_cast<Entry>(find_symbol(library, soname, symbol));
+void resolve(ToolkitLibrary& library, Entry& entry, const char* symbol) {
+  entry = reinterpret_cast<Entry>(find_symbol(library, symbol));
 }
 
 // A table of entry points loaded once per process, and why it cannot be used ("" when it can).
