@@ -42,7 +42,7 @@ bool is_checksum_text(const std::string& text) {
 
 // The document's checksum: FNV-1a of its compact dump (keys sorted, as nlohmann keeps them)
 // with "checksum" set to "", the same rule as tuning-store entries.
-std::string checksum_of(json document) {
+std::string document_checksum(json document) {
   document["checksum"] = "";
   return json_checksum(document);
 }
@@ -122,7 +122,7 @@ class Checker {
 
   void check_checksum(const json& document) {
     auto checksum = document.find("checksum");
-    const std::string actual = checksum_of(document);
+    const std::string actual = document_checksum(document);
     if (checksum == document.end()) {
       issue("", "lacks 'checksum' (" + std::string(kHowToSeal) + ")");
     } else if (!checksum->is_string() || !is_checksum_text(checksum->get<std::string>())) {
@@ -333,7 +333,7 @@ std::string LookupTable::to_json() const {
   json list = json::array();
   for (const LutEntry& entry : entries) list.push_back(entry_json(entry));
   json document = {{"format", kLutFormat}, {"version", kLutVersion}, {"entries", std::move(list)}};
-  document["checksum"] = checksum_of(document);
+  document["checksum"] = document_checksum(document);
   return document.dump(2) + "\n";
 }
 
@@ -353,7 +353,7 @@ Result<std::string> seal_lut_text(std::string_view text) {
   }
   json document = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (!document.is_object()) return Status(ErrorCode::corrupt_data, "cannot seal: the top level is not an object");
-  document["checksum"] = checksum_of(document);
+  document["checksum"] = document_checksum(document);
   return document.dump(2) + "\n";
 }
 

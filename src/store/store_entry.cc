@@ -24,7 +24,7 @@ std::string fnv1a_hex(std::string_view text) {
   return out;
 }
 
-std::string checksum_of(const json& body) { return json_checksum(body); }
+std::string entry_checksum(const json& body) { return json_checksum(body); }
 
 Status bad(const std::string& why) { return Status(ErrorCode::corrupt_data, "stored entry " + why); }
 
@@ -109,7 +109,7 @@ std::string store_key(std::string_view device, std::string_view problem) {
 json entry_to_json(const StoreEntry& entry) {
   json out = body_of(entry);
   out["checksum"] = "";
-  out["checksum"] = checksum_of(out);
+  out["checksum"] = entry_checksum(out);
   return out;
 }
 
@@ -147,7 +147,7 @@ Result<StoreEntry> entry_from_json(json object) {
   // of the checksum) shows. Dumping the parsed document in place, rather than rebuilding or
   // copying it, keeps a store hit within its latency budget (bench/store_lookup_bench.cc).
   object["checksum"] = "";
-  if (checksum != checksum_of(object)) return bad("fails its checksum (edited or damaged)");
+  if (checksum != entry_checksum(object)) return bad("fails its checksum (edited or damaged)");
   return entry;
 }
 

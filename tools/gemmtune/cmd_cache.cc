@@ -13,7 +13,7 @@
 namespace gemmtune::cli {
 namespace {
 
-constexpr const char* kSummary =
+constexpr const char* kCacheSummary =
     "Inspects and moves the tuning store (docs/tuning-store.md).\n"
     "  stats          entries in the store, for this device and others, damaged ones\n"
     "  list           one line per entry: problem, pick, its time\n"
@@ -160,7 +160,7 @@ int run_cache(int argc, char** argv) {
   const std::vector<OptionSpec> specs = cache_specs();
   for (int i = 2; i < argc; ++i) {
     if (std::string(argv[i]) == "--help") {
-      std::cout << usage("cache stats|list|export FILE|import FILE|clear", kSummary, specs);
+      std::cout << usage("cache stats|list|export FILE|import FILE|clear", kCacheSummary, specs);
       return kExitOk;
     }
   }

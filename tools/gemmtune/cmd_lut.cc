@@ -11,7 +11,7 @@
 namespace gemmtune::cli {
 namespace {
 
-constexpr const char* kSummary =
+constexpr const char* kLutSummary =
     "The kernel lookup table (docs/lut-and-model.md); GEMMTUNE_LUT=FILE or --lut FILE uses one.\n"
     "  export FILE     write a table from the tuning store: one entry per stored pick of this\n"
     "                  device (--all-devices: of every device), the pick first\n"
@@ -131,7 +131,7 @@ int run_lut(int argc, char** argv) {
   const std::vector<OptionSpec> specs = lut_specs();
   for (int i = 2; i < argc; ++i) {
     if (std::string(argv[i]) == "--help") {
-      std::cout << usage("lut export|validate|seal FILE", kSummary, specs);
+      std::cout << usage("lut export|validate|seal FILE", kLutSummary, specs);
       return kExitOk;
     }
   }

@@ -13,7 +13,7 @@
 namespace gemmtune::cli {
 namespace {
 
-constexpr const char* kSummary =
+constexpr const char* kModelSummary =
     "The learned cost model that ranks choices for --benchmark top:K and --fast.\n"
     "  train --data A.csv[,B.csv] --out MODEL   train on sweeps (`gemmtune sweep`) of one device\n"
     "  eval --data HELD_OUT.csv --top-k K       rank each held-out shape's configs, time only the top K:\n"
@@ -220,7 +220,7 @@ int run_model(int argc, char** argv) {
   const std::vector<OptionSpec> specs = model_specs();
   for (int i = 2; i < argc; ++i) {
     if (std::string(argv[i]) == "--help") {
-      std::cout << usage("model train|eval|info", kSummary, specs);
+      std::cout << usage("model train|eval|info", kModelSummary, specs);
       return kExitOk;
     }
   }

@@ -21,7 +21,7 @@ constexpr int kExitResume = 75;
 // --out holds a sweep measured elsewhere or otherwise (other kernel versions, say).
 constexpr int kExitOtherSweep = 3;
 
-constexpr const char* kSummary =
+constexpr const char* kSweepSummary =
     "Measures every config of the search space (--space, default exhaustive) on each shape, or a\n"
     "random sample of each backend's (--configs-per-backend): prepared over the cores as in tuning,\n"
     "then each on its own: verified, one short sample, then the full timing of those within\n"
@@ -93,7 +93,7 @@ int run_sweep(int argc, char** argv) {
   const std::vector<OptionSpec> specs = sweep_specs();
   for (int i = 2; i < argc; ++i) {
     if (std::string(argv[i]) == "--help") {
-      std::cout << usage("sweep", kSummary, specs);
+      std::cout << usage("sweep", kSweepSummary, specs);
       return kExitOk;
     }
   }

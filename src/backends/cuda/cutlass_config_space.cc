@@ -4,11 +4,10 @@
 #include <string>
 
 #include "../../core/config_space.h"
+#include "config_text.h"
 
 namespace gemmtune::cuda {
 namespace {
-
-std::string text(std::int64_t value) { return std::to_string(value); }
 
 // A consumer thread's accumulators: a cooperative tile's rows are split between the two
 // consumer warpgroups, a ping-pong tile is one warpgroup's. Past 128 the consumers spill.

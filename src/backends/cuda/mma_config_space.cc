@@ -5,6 +5,7 @@
 #include <string>
 
 #include "../../core/config_space.h"
+#include "config_text.h"
 
 namespace gemmtune::cuda {
 namespace {
@@ -23,8 +24,6 @@ constexpr std::int64_t kMaxRegistersPerThread = 255;
 // few blocks to fill 100+ SMs unless k is sliced.
 constexpr std::int64_t kSkinnyMaxM = 64;
 constexpr std::int64_t kSkinnyMinK = 2048;
-
-std::string text(std::int64_t value) { return std::to_string(value); }
 
 int buffers(const KernelConfig& c) { return c.stages >= 2 ? 2 : 1; }
 

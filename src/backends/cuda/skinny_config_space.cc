@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "../../core/config_space.h"
+#include "config_text.h"
 #include "kernel_dtype_codes.h"
 #include "skinny_gemv.h"
 
@@ -20,11 +21,9 @@ constexpr int kMaxRegisters = 255;
 // Registers a thread spends on addresses, indices and the loop beyond the named arrays
 // (ptxas -v over the list: 40-60).
 constexpr int kRegisterOverhead = 56;
-constexpr int kMaxSplitK = 64;
+constexpr int kSkinnyMaxSplitK = 64;
 constexpr int kMaxCtasPerSm = 32;
 constexpr int kMaxWarpsPerSm = 64;
-
-std::string text(std::int64_t value) { return std::to_string(value); }
 
 int words_of_block_k(const KernelConfig& c, const Problem& p) { return c.block_k / (p.a_type() == DType::s8 ? 4 : 2); }
 
@@ -228,8 +227,8 @@ Status check_skinny_stages(int stages) {
 }
 
 Status check_skinny_split_k(int split_k, std::int64_t units, const char* unit_name) {
-  if (split_k < 0 || split_k > kMaxSplitK || split_k > std::max<std::int64_t>(1, units)) {
-    return unsupported("split_k " + text(split_k) + " must be in [1, " + text(kMaxSplitK) + "] and at most the " +
+  if (split_k < 0 || split_k > kSkinnyMaxSplitK || split_k > std::max<std::int64_t>(1, units)) {
+    return unsupported("split_k " + text(split_k) + " must be in [1, " + text(kSkinnyMaxSplitK) + "] and at most the " +
                        text(units) + " " + unit_name + " of k");
   }
   return Status::ok();
@@ -293,7 +292,7 @@ std::vector<KernelConfig> skinny_mma_configs(const Problem& p, SearchSpace space
     const std::int64_t batches = std::max<std::int64_t>(1, batches_of(p, c));
     for (double f : waves) {
       const auto split = std::int64_t(std::ceil(f * wave / double(blocks)));
-      c.split_k = int(std::clamp<std::int64_t>(split, 1, std::min<std::int64_t>(batches, kMaxSplitK)));
+      c.split_k = int(std::clamp<std::int64_t>(split, 1, std::min<std::int64_t>(batches, kSkinnyMaxSplitK)));
       if (check_skinny_config_shape(c, p).is_ok() && check_skinny_limits(c, p, device).is_ok()) configs.push_back(c);
     }
   }

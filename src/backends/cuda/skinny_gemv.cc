@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "../../core/config_space.h"
+#include "config_text.h"
 #include "kernel_dtype_codes.h"
 #include "skinny_config_space.h"
 
@@ -11,8 +12,6 @@ namespace {
 
 // The probe split k at most 16 ways, and only where each slice keeps two steps (splits_for).
 constexpr int kListMaxSplit = 16;
-
-std::string text(std::int64_t value) { return std::to_string(value); }
 
 int pow2_ceil(std::int64_t v) {
   int p = 1;

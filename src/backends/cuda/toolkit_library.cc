@@ -9,7 +9,8 @@
 namespace gemmtune::cuda {
 
 ToolkitLibrary open_toolkit_library(const std::string& soname) {
-  ToolkitLibrary library{soname};
+  ToolkitLibrary library;
+  library.soname = soname;
   if ((library.handle = dlopen(soname.c_str(), RTLD_NOW | RTLD_LOCAL)) != nullptr) return library;
   std::string error = dlerror();
   const std::string dir = GEMMTUNE_CUDA_LIBRARY_DIR;

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 
+#include "config_text.h"
 #include "gemmtune/config.h"
 #include "gemmtune/problem.h"
 #include "wgmma_config_space.h"
@@ -33,8 +34,6 @@ constexpr int kMaxStages = 8;
 constexpr int kMinStages = 2;
 // Slices of k a tile may be split into.
 constexpr int kMaxSplitK = 8;
-
-inline std::string text(std::int64_t value) { return std::to_string(value); }
 
 inline int consumers_of(const KernelConfig& c) { return c.warps / 4 - 1; }
 

@@ -5,6 +5,7 @@
 #include <cuda_runtime_api.h>
 
 #include "wgmma_kernel_source.h"
+#include "wgmma_limits.h"
 
 namespace gemmtune::cuda {
 namespace {
@@ -14,8 +15,6 @@ namespace {
 constexpr std::int64_t kTmaAlignment = 16;
 constexpr std::int64_t kMaxStrideBytes = std::int64_t(1) << 40;
 constexpr std::int64_t kMaxDim = std::int64_t(1) << 32;
-// An MN-major tile is loaded as boxes of 64 elements (128 bytes of a 16-bit type) along m or n.
-constexpr int kMnChunk = 64;
 
 using EncodeTiled = decltype(&::cuTensorMapEncodeTiled);
 
@@ -74,7 +73,7 @@ std::string encode_wgmma_operand_map(const WgmmaOperand& o, CUtensorMap* map) {
   const cuuint64_t k = cuuint64_t(std::max<std::int64_t>(o.k, 1));
   const cuuint64_t dims[2] = {o.mn_major ? rows : k, o.mn_major ? k : rows};
   const cuuint64_t strides[1] = {cuuint64_t(o.ld * bytes)};
-  const cuuint32_t box[2] = {o.mn_major ? cuuint32_t(kMnChunk) : k_box,
+  const cuuint32_t box[2] = {o.mn_major ? cuuint32_t(wgmma_template::kMnChunk) : k_box,
                              o.mn_major ? k_box : cuuint32_t(o.tile_rows)};
   const cuuint32_t element_strides[2] = {1, 1};
   const CUresult result =
