@@ -1,0 +1,153 @@
+// Times given configs of gemmtune's CPU backends on one shape, interleaved in the same rounds,
+// for a kernel change or a config the tuner would not offer. The kernels come from the
+// backends exactly as the tuner prepares them.
+//
+// Built with the bench targets (`cpu_config_runner`). From the build folder:
+//   bin/cpu_config_runner 1024 1024 1024 f32 nn "bm=96 bn=512 bk=256 mm=6 mn=16 thr=2 isa=avx2"
+//     "onednn:" "openblas:"
+//
+//   cpu_config_runner M N K DTYPE LAYOUT CONFIG [CONFIG ...]
+//     CONFIG   as the tuner prints it, of the `cpu` backend, or prefixed with another backend
+//              ("onednn:", "openblas:", "libxsmm:"): an empty config is that backend's first
+//
+// Each round times every config for at least PROBE_ROUND_MS (default 50) ms of back-to-back
+// calls, in turn; PROBE_ROUNDS rounds (default 11) after one to warm up. Prints each config's
+// median and best per call, and GFLOP/s at the median.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/backend.h"
+#include "gemmtune/device.h"
+#include "gemmtune/problem.h"
+
+using namespace gemmtune;
+
+namespace {
+
+int env_int(const char* name, int fallback) {
+  const char* v = std::getenv(name);
+  return v != nullptr ? std::max(1, std::atoi(v)) : fallback;
+}
+
+std::vector<unsigned char> random_bytes(std::size_t elements, DType type, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::vector<unsigned char> bytes(elements * dtype_size(type));
+  if (type == DType::f32) {
+    auto* f = reinterpret_cast<float*>(bytes.data());
+    for (std::size_t i = 0; i < elements; ++i) f[i] = float(int(rng() % 15) - 7) / 8.0f;
+  } else if (dtype_size(type) == 1) {
+    for (auto& b : bytes) b = (unsigned char)(rng() % 15) - 7;
+  } else {
+    for (std::size_t i = 0; i + 1 < bytes.size(); i += 2) {
+      const unsigned short v = (unsigned short)(0x3c00 | (rng() & 0x03ff) | ((rng() & 1) << 15));
+      bytes[i] = (unsigned char)(v & 0xff);
+      bytes[i + 1] = (unsigned char)(v >> 8);
+    }
+  }
+  return bytes;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 7) {
+    std::fprintf(stderr, "usage: cpu_config_runner M N K DTYPE LAYOUT CONFIG [CONFIG ...]\n");
+    return 2;
+  }
+  const auto dtype = parse_dtype(argv[4]);
+  if (!dtype.is_ok()) {
+    std::fprintf(stderr, "%s\n", dtype.status().message().c_str());
+    return 2;
+  }
+  const auto problem = Problem::create(std::atoll(argv[1]), std::atoll(argv[2]), std::atoll(argv[3]), *dtype, argv[5]);
+  if (!problem.is_ok()) {
+    std::fprintf(stderr, "%s\n", problem.status().message().c_str());
+    return 2;
+  }
+  const auto device = find_device("cpu");
+  if (!device.is_ok()) {
+    std::fprintf(stderr, "%s\n", device.status().message().c_str());
+    return 1;
+  }
+  const BackendList backends = create_backends(*device);
+  const Problem& p = *problem;
+  const auto a = random_bytes(std::size_t(p.a_elements()), p.a_type(), 1);
+  const auto b = random_bytes(std::size_t(p.b_elements()), p.b_type(), 2);
+  std::vector<unsigned char> c(std::size_t(p.c_elements()) * dtype_size(p.c_type()));
+
+  std::vector<std::string> names;
+  std::vector<std::unique_ptr<Kernel>> kernels;
+  for (int i = 6; i < argc; ++i) {
+    const std::string arg = argv[i];
+    const std::size_t colon = arg.find(':');
+    const std::string name = colon == std::string::npos ? "cpu" : arg.substr(0, colon);
+    const std::string text = colon == std::string::npos ? arg : arg.substr(colon + 1);
+    Backend* backend = nullptr;
+    for (auto& candidate : backends)
+      if (candidate->name() == name) backend = candidate.get();
+    if (backend == nullptr) {
+      std::fprintf(stderr, "no backend %s in this build\n", name.c_str());
+      return 2;
+    }
+    KernelConfig config;
+    if (text.empty()) {
+      const auto offered = backend->configs(p, SearchSpace::default_space);
+      if (offered.empty()) {
+        std::fprintf(stderr, "%s offers no config for this problem\n", name.c_str());
+        return 2;
+      }
+      config = offered.front();
+    } else {
+      const auto parsed = KernelConfig::parse(text);
+      if (!parsed.is_ok()) {
+        std::fprintf(stderr, "config %s: %s\n", argv[i], parsed.status().message().c_str());
+        return 2;
+      }
+      config = *parsed;
+    }
+    auto kernel = backend->prepare(p, config);
+    if (!kernel.is_ok()) {
+      std::fprintf(stderr, "config %s: %s\n", argv[i], kernel.status().message().c_str());
+      return 2;
+    }
+    names.push_back(name + ":" + config.to_string());
+    kernels.push_back(std::move(*kernel));
+  }
+
+  using Clock = std::chrono::steady_clock;
+  const double round_ms = env_int("PROBE_ROUND_MS", 50);
+  const int rounds = env_int("PROBE_ROUNDS", 11);
+  std::vector<std::vector<double>> us(kernels.size());
+  for (int round = -1; round < rounds; ++round) {
+    for (std::size_t i = 0; i < kernels.size(); ++i) {
+      int calls = 0;
+      const auto start = Clock::now();
+      std::chrono::duration<double, std::milli> spent{};
+      do {
+        const Status status = kernels[i]->run(GemmArgs{a.data(), b.data(), c.data(), nullptr});
+        if (!status.is_ok()) {
+          std::fprintf(stderr, "%s: %s\n", names[i].c_str(), status.message().c_str());
+          return 1;
+        }
+        ++calls;
+        spent = Clock::now() - start;
+      } while (spent.count() < round_ms);
+      if (round >= 0) us[i].push_back(1000.0 * spent.count() / calls);
+    }
+  }
+  std::printf("%lldx%lldx%lld %s %s, median (best) of %d rounds of >= %.0f ms\n", (long long)p.m(), (long long)p.n(),
+              (long long)p.k(), argv[4], argv[5], rounds, round_ms);
+  const double flops = 2.0 * double(p.m()) * double(p.n()) * double(p.k());
+  for (std::size_t i = 0; i < kernels.size(); ++i) {
+    std::sort(us[i].begin(), us[i].end());
+    const double median = us[i][us[i].size() / 2];
+    std::printf("%10.2f us (%10.2f) %7.1f GFLOP/s  %s\n", median, us[i].front(), flops / median / 1e3, names[i].c_str());
+  }
+  return 0;
+}
