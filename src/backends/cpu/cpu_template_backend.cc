@@ -36,18 +36,24 @@ CpuGemmFn lookup(const Problem& p, const KernelConfig& c) {
   return find_cpu_kernel(c.isa, c.kernel, p.a_type(), p.c_type(), key.first, key.second);
 }
 
-// Threads tile C as gm × gn blocks: the split with the smallest block perimeter (what each
-// thread packs) among those that give every thread at least one register tile.
-std::pair<int, int> thread_grid(const Problem& p, const KernelConfig& c) {
+// Threads tile C as gm × gn blocks, each thread packing the rows of A and the columns of B its
+// block needs: the split whose packing costs a thread least, among those that give every thread
+// at least one register tile. An operand contiguous along k (an nn product's A) is transposed
+// as it is packed, the costlier pack, so it counts twice (a round weight: what was measured is
+// the split it picks): at 256³ nn on the Zen 3 VM, splitting m (each thread transposes half of
+// A and copies all of B) ran 7-9 % faster than splitting n, which the tie used to pick
+// (bench/results/2026-11-27-cpu-amd-zen3.md).
+std::pair<int, int> thread_grid(const Problem& p, const KernelConfig& c, const CpuGemmParams& strides) {
   const int threads = c.threads;
   const std::int64_t row_tiles = (p.m() + c.micro_m - 1) / c.micro_m, col_tiles = (p.n() + c.micro_n - 1) / c.micro_n;
+  const double a_cost = strides.a_ks == 1 ? 2.0 : 1.0, b_cost = strides.b_ks == 1 ? 2.0 : 1.0;
   std::pair<int, int> best{threads, 1};
   double best_cost = -1;
   for (int gm = 1; gm <= threads; ++gm) {
     if (threads % gm != 0) continue;
     const int gn = threads / gm;
     const bool fits = row_tiles >= gm && col_tiles >= gn;
-    const double cost = double(p.m()) / gm + double(p.n()) / gn + (fits ? 0 : 1e18);
+    const double cost = a_cost * double(p.m()) / gm + b_cost * double(p.n()) / gn + (fits ? 0 : 1e18);
     if (best_cost < 0 || cost < best_cost) best = {gm, gn}, best_cost = cost;
   }
   return best;
@@ -94,7 +100,7 @@ class CpuTemplateBackend final : public Backend {
     params.block_n = c.block_n;
     params.block_k = c.block_k;
     params.threads = c.threads;
-    std::tie(params.grid_m, params.grid_n) = thread_grid(p, c);
+    std::tie(params.grid_m, params.grid_n) = thread_grid(p, c, params);
     params.b_lines_in_l1 =
         b_lines_in_l1(l1_geometry(), p.k(), params.b_ks * std::int64_t(dtype_size(p.b_type())));
     CpuGemmFn fn = lookup(p, c);
