@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "number_text.h"
 #include "reference_gemm.h"
 
 namespace gemmtune {
@@ -40,12 +41,6 @@ std::string at(std::int64_t i, std::int64_t j) {
   out += std::to_string(j);
   out += ')';
   return out;
-}
-
-std::string number(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.9g", value);
-  return text;
 }
 
 // The s32 poison TestBuffers writes into C before a run with beta == 0.

@@ -10,6 +10,7 @@
 
 #include "../core/file_text.h"
 #include "../core/json_reading.h"
+#include "../core/number_text.h"
 #include "gemmtune/sweep.h"
 
 namespace gemmtune {
@@ -21,12 +22,6 @@ constexpr const char* kColumns =
     "m,n,k,problem,backend,config,status,time_us,mad_us,full,quick_us,prepare_us,verify_us,quick_cost_us,"
     "full_cost_us,setup_us,reason";
 constexpr std::size_t kColumnCount = 17;
-
-std::string number(double value) {
-  char out[40];
-  std::snprintf(out, sizeof out, "%.9g", value);
-  return out;
-}
 
 // Reasons are free text: commas and line breaks would break the row, so they become ';' and ' '.
 std::string field_text(std::string text) {

@@ -5,10 +5,10 @@
 namespace gemmtune::cuda {
 namespace {
 
-const std::string kSoname = "libcublasLt.so." + std::to_string(CUBLAS_VER_MAJOR);
+const std::string kCublasLtSoname = "libcublasLt.so." + std::to_string(CUBLAS_VER_MAJOR);
 
-LoadedApi<CublasLtApi> load() {
-  ToolkitLibrary library = open_toolkit_library(kSoname);
+LoadedApi<CublasLtApi> load_cublaslt() {
+  ToolkitLibrary library = open_toolkit_library(kCublasLtSoname);
   CublasLtApi api;
   resolve(library, api.create, "cublasLtCreate");
   resolve(library, api.get_version, "cublasLtGetVersion");
@@ -33,7 +33,7 @@ LoadedApi<CublasLtApi> load() {
 }  // namespace
 
 Result<const CublasLtApi*> cublaslt_api() {
-  static const LoadedApi<CublasLtApi> library = load();
+  static const LoadedApi<CublasLtApi> library = load_cublaslt();
   return usable(library);
 }
 

@@ -11,11 +11,11 @@ namespace {
 
 // A consumer thread's accumulators: a cooperative tile's rows are split between the two
 // consumer warpgroups, a ping-pong tile is one warpgroup's. Past 128 the consumers spill.
-constexpr int kMaxAccumulatorsPerThread = 128;
-constexpr int kMaxBlock = 256;  // wgmma's largest n, TMA's largest box edge
-// The default space drops a config whose tiles would keep fewer than 1/kMinFillShare of the SMs
+constexpr int kCutlassMaxAccumulatorsPerThread = 128;
+constexpr int kCutlassMaxBlock = 256;  // wgmma's largest n, TMA's largest box edge
+// The default space drops a config whose tiles would keep fewer than 1/kCutlassMinFillShare of the SMs
 // busy where another keeps them all busy (as the wgmma family does).
-constexpr std::int64_t kMinFillShare = 4;
+constexpr std::int64_t kCutlassMinFillShare = 4;
 
 int input_bytes(DType type) { return int(dtype_size(type)); }
 
@@ -32,7 +32,7 @@ std::string alignment_problem(const char* name, std::int64_t ld, std::int64_t co
   return "";
 }
 
-std::int64_t tiles_of(const Problem& p, const KernelConfig& c) {
+std::int64_t cutlass_tiles_of(const Problem& p, const KernelConfig& c) {
   return ((p.m() + c.block_m - 1) / c.block_m) * ((p.n() + c.block_n - 1) / c.block_n);
 }
 
@@ -136,19 +136,19 @@ Status check_cutlass_config(const KernelConfig& c, const Problem& p) {
   if (c.stream_k != 0 && c.stream_k != 1) return invalid_argument("streamk must be 0 or 1");
   if (c.pingpong == 1 && c.stream_k == 1) return unsupported("CUTLASS's ping-pong kernel has no stream-K scheduler");
   const int rows_per_consumer = c.pingpong ? c.block_m : c.block_m / 2;
-  if (c.block_m <= 0 || c.block_m > kMaxBlock || rows_per_consumer % 64 != 0 || rows_per_consumer == 0) {
+  if (c.block_m <= 0 || c.block_m > kCutlassMaxBlock || rows_per_consumer % 64 != 0 || rows_per_consumer == 0) {
     return unsupported("block_m " + text(c.block_m) + " must give each consumer warpgroup whole 64-row slices (" +
                        (c.pingpong ? "ping-pong: 64, 128 or 256" : "cooperative: 128 or 256") + ")");
   }
   const int n_step = p.a_type() == DType::s8 ? 16 : 8;
-  if (c.block_n < n_step || c.block_n > kMaxBlock || c.block_n % n_step != 0) {
+  if (c.block_n < n_step || c.block_n > kCutlassMaxBlock || c.block_n % n_step != 0) {
     return unsupported("block_n " + text(c.block_n) + " is not a wgmma n for " + std::string(dtype_name(p.a_type())) + " (" +
                        text(n_step) + " to 256 in steps of " + text(n_step) + ")");
   }
   const int accumulators = rows_per_consumer * c.block_n / 128;
-  if (accumulators > kMaxAccumulatorsPerThread) {
+  if (accumulators > kCutlassMaxAccumulatorsPerThread) {
     return unsupported(text(accumulators) + " accumulators per consumer thread would spill (bound " +
-                       text(kMaxAccumulatorsPerThread) + ")");
+                       text(kCutlassMaxAccumulatorsPerThread) + ")");
   }
   for (std::int32_t extent : {c.cluster_m, c.cluster_n}) {
     if (extent < 0 || extent > 2) return unsupported("cluster extents must be 1 or 2");
@@ -178,9 +178,9 @@ std::vector<KernelConfig> cutlass_configs(const Problem& p, SearchSpace space, c
   }
   if (!exhaustive) {
     std::int64_t most = 0;
-    for (const KernelConfig& c : configs) most = std::max(most, tiles_of(p, c));
+    for (const KernelConfig& c : configs) most = std::max(most, cutlass_tiles_of(p, c));
     const std::int64_t fill = std::min<std::int64_t>(most, device.sm_count);
-    std::erase_if(configs, [&](const KernelConfig& c) { return tiles_of(p, c) * kMinFillShare < fill; });
+    std::erase_if(configs, [&](const KernelConfig& c) { return cutlass_tiles_of(p, c) * kCutlassMinFillShare < fill; });
   }
   return dedup_and_cap(configs, exhaustive ? kCutlassExhaustiveCap : kCutlassDefaultCap);
 }

@@ -16,7 +16,7 @@ constexpr int kMinBlock = 16;
 // besides the accumulators it holds the A and B fragments of one k step, the words of the next
 // k-tile in flight and the addresses. Inductor prunes at 255 for Triton; this template holds
 // more per accumulator, so the bound is 128 (and register_estimate below must fit too).
-constexpr std::int64_t kMaxAccumulatorsPerThread = 128;
+constexpr std::int64_t kMmaMaxAccumulatorsPerThread = 128;
 // Addresses, bounds and loop state: measured with ptxas -v on sm_90a as roughly 40-50.
 constexpr std::int64_t kRegistersForAddressing = 48;
 constexpr std::int64_t kMaxRegistersPerThread = 255;
@@ -242,9 +242,9 @@ Status check_mma_limits(const KernelConfig& c, const Problem& p, const CudaInfo&
                        text(device.shared_memory_per_block_optin) + " per block");
   }
   const std::int64_t accumulators = (std::int64_t(c.block_m) * c.block_n + threads - 1) / threads;
-  if (accumulators > kMaxAccumulatorsPerThread) {
+  if (accumulators > kMmaMaxAccumulatorsPerThread) {
     return unsupported(text(accumulators) + " accumulators per thread would spill (bound " +
-                       text(kMaxAccumulatorsPerThread) + ")");
+                       text(kMmaMaxAccumulatorsPerThread) + ")");
   }
   // __launch_bounds__(threads) caps ptxas at registers_per_block / threads per thread; past the
   // cap it spills to local memory (s8 and tf32 128x256 tiles spilled kilobytes per thread).

@@ -7,10 +7,10 @@
 namespace gemmtune::cuda {
 namespace {
 
-const std::string kSoname = "libnvrtc.so." + std::to_string(CUDART_VERSION / 1000);
+const std::string kNvrtcSoname = "libnvrtc.so." + std::to_string(CUDART_VERSION / 1000);
 
-LoadedApi<NvrtcApi> load() {
-  ToolkitLibrary library = open_toolkit_library(kSoname);
+LoadedApi<NvrtcApi> load_nvrtc() {
+  ToolkitLibrary library = open_toolkit_library(kNvrtcSoname);
   NvrtcApi api;
   resolve(library, api.version, "nvrtcVersion");
   resolve(library, api.error_string, "nvrtcGetErrorString");
@@ -27,7 +27,7 @@ LoadedApi<NvrtcApi> load() {
 }  // namespace
 
 Result<const NvrtcApi*> nvrtc_api() {
-  static const LoadedApi<NvrtcApi> library = load();
+  static const LoadedApi<NvrtcApi> library = load_nvrtc();
   return usable(library);
 }
 
