@@ -18,11 +18,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "core/backend.h"
+#include "core/test_buffers.h"
 #include "gemmtune/device.h"
 #include "gemmtune/problem.h"
 
@@ -33,24 +33,6 @@ namespace {
 int env_int(const char* name, int fallback) {
   const char* v = std::getenv(name);
   return v != nullptr ? std::max(1, std::atoi(v)) : fallback;
-}
-
-std::vector<unsigned char> random_bytes(std::size_t elements, DType type, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::vector<unsigned char> bytes(elements * dtype_size(type));
-  if (type == DType::f32) {
-    auto* f = reinterpret_cast<float*>(bytes.data());
-    for (std::size_t i = 0; i < elements; ++i) f[i] = float(int(rng() % 15) - 7) / 8.0f;
-  } else if (dtype_size(type) == 1) {
-    for (auto& b : bytes) b = (unsigned char)(rng() % 15) - 7;
-  } else {
-    for (std::size_t i = 0; i + 1 < bytes.size(); i += 2) {
-      const unsigned short v = (unsigned short)(0x3c00 | (rng() & 0x03ff) | ((rng() & 1) << 15));
-      bytes[i] = (unsigned char)(v & 0xff);
-      bytes[i + 1] = (unsigned char)(v >> 8);
-    }
-  }
-  return bytes;
 }
 
 }  // namespace
@@ -77,9 +59,8 @@ int main(int argc, char** argv) {
   }
   const BackendList backends = create_backends(*device);
   const Problem& p = *problem;
-  const auto a = random_bytes(std::size_t(p.a_elements()), p.a_type(), 1);
-  const auto b = random_bytes(std::size_t(p.b_elements()), p.b_type(), 2);
-  std::vector<unsigned char> c(std::size_t(p.c_elements()) * dtype_size(p.c_type()));
+  // The operands the tuner times with: random inputs, C inside guard bytes, the same placement.
+  TestBuffers buffers(p, 1);
 
   std::vector<std::string> names;
   std::vector<std::unique_ptr<Kernel>> kernels;
@@ -130,7 +111,7 @@ int main(int argc, char** argv) {
       const auto start = Clock::now();
       std::chrono::duration<double, std::milli> spent{};
       do {
-        const Status status = kernels[i]->run(GemmArgs{a.data(), b.data(), c.data(), nullptr});
+        const Status status = kernels[i]->run(GemmArgs{buffers.a(), buffers.b(), buffers.c(), nullptr});
         if (!status.is_ok()) {
           std::fprintf(stderr, "%s: %s\n", names[i].c_str(), status.message().c_str());
           return 1;
