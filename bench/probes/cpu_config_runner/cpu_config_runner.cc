@@ -11,8 +11,11 @@
 //              ("onednn:", "openblas:", "libxsmm:"): an empty config is that backend's first
 //
 // Each round times every config for at least PROBE_ROUND_MS (default 50) ms of back-to-back
-// calls, in turn; PROBE_ROUNDS rounds (default 11) after one to warm up. Prints each config's
-// median and best per call, and GFLOP/s at the median.
+// calls, in turn; PROBE_ROUNDS rounds (default 11) after one to warm up. Before each config's
+// turn it waits, as the tuner's timer does, until no other thread of the process runs (libgomp
+// under oneDNN spins some 6 ms after a parallel region: on two cores, the config timed after
+// oneDNN's ran 10-20 % slower, the same config read 0.84-0.89 of itself), then makes one
+// untimed call. Prints each config's median and best per call, and GFLOP/s at the median.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -25,6 +28,7 @@
 #include "core/test_buffers.h"
 #include "gemmtune/device.h"
 #include "gemmtune/problem.h"
+#include "gemmtune/timing.h"
 
 using namespace gemmtune;
 
@@ -107,6 +111,12 @@ int main(int argc, char** argv) {
   std::vector<std::vector<double>> us(kernels.size());
   for (int round = -1; round < rounds; ++round) {
     for (std::size_t i = 0; i < kernels.size(); ++i) {
+      wait_until_process_quiet(TimingOptions{}.quiet_wait_ms);
+      const Status untimed = kernels[i]->run(GemmArgs{buffers.a(), buffers.b(), buffers.c(), nullptr});
+      if (!untimed.is_ok()) {
+        std::fprintf(stderr, "%s: %s\n", names[i].c_str(), untimed.message().c_str());
+        return 1;
+      }
       int calls = 0;
       const auto start = Clock::now();
       std::chrono::duration<double, std::milli> spent{};

@@ -139,7 +139,7 @@ constexpr std::size_t kPrefetchBytes = 512;
 
 inline void store_words(std::int32_t* p, VI v, int lanes) {
   if (lanes >= kLanes) store_i(p, v);
-  else store_i(p, v, first_lanes(lanes));
+  else store_lanes_s32(p, v, lanes);
 }
 
 // Packs positions [0, width) × depth [0, kb) of a source with element (x, p) at

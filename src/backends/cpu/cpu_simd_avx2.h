@@ -88,13 +88,33 @@ inline VI lanes_u8(const std::int8_t* p, int n) { return _mm256_cvtepu8_epi32(lo
 inline VI raw_bytes(const void* p, int bytes) { return tail_bytes(p, bytes); }
 inline VI s8_pairs(const std::int8_t* p, int n) { return _mm256_cvtepi8_epi16(tail_bytes_128(p, n > 16 ? 16 : n)); }
 
+// The first n 32-bit lanes of v to p, as plain 16-, 8- and 4-byte stores. Not vmaskmov: AMD's
+// Zen 2 and 3 run a masked store as microcode, and packing 6-row A panels with one per k step
+// was a tenth of a 256³ product on Zen 3 (bench/results/2026-11-29b-cpu-zen3-pack.md).
+inline void store_low_lanes(void* p, VI v, int n) {
+  auto* out = static_cast<unsigned char*>(p);
+  __m128i half = _mm256_castsi256_si128(v);
+  if (n >= 4) {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out), half);
+    half = _mm256_extracti128_si256(v, 1);
+    out += 16;
+    n -= 4;
+  }
+  if (n >= 2) {
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(out), half);
+    half = _mm_unpackhi_epi64(half, half);
+    out += 8;
+    n -= 2;
+  }
+  if (n >= 1) _mm_storeu_si32(out, half);
+}
 inline void store_lanes_f32(float* p, VF v, int n) {
   if (n >= 8) _mm256_storeu_ps(p, v);
-  else _mm256_maskstore_ps(p, first_lanes(n), v);
+  else store_low_lanes(p, as_i(v), n);
 }
 inline void store_lanes_s32(std::int32_t* p, VI v, int n) {
   if (n >= 8) _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), v);
-  else _mm256_maskstore_epi32(p, first_lanes(n), v);
+  else store_low_lanes(p, v, n);
 }
 inline void store_halves(std::uint16_t* p, __m128i halves, int n) {
   if (n >= 8) {

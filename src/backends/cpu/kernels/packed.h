@@ -16,19 +16,16 @@ namespace {
 
 inline std::int64_t round_up(std::int64_t a, std::int64_t b) { return ceil_div(a, b) * b; }
 
-// MR × NR accumulators over `groups` k groups of a packed A micro-panel (MR words per group)
-// and B micro-panel (NR words per group). They stay in registers for the whole slice: that is
-// the point of the tile, and why its size is bounded by the register file.
+// MR × NR accumulators over groups [q_begin, q_end) of a packed A micro-panel (MR words per
+// group) and B micro-panel (NR words per group), added to acc. They stay in registers for the
+// whole slice: that is the point of the tile, and why its size is bounded by the register file.
 template <class F, int MR, int NV>
-inline void micro_tile(std::int64_t groups, const std::int32_t* __restrict pa, const std::int32_t* __restrict pb,
-                       typename F::Acc (&acc)[MR][NV]) {
-#pragma GCC unroll 16
-  for (int r = 0; r < MR; ++r) {
-#pragma GCC unroll 4
-    for (int v = 0; v < NV; ++v) acc[r][v] = typename F::Acc{};
-  }
+inline void micro_steps(std::int64_t q_begin, std::int64_t q_end, const std::int32_t* __restrict pa,
+                        const std::int32_t* __restrict pb, typename F::Acc (&acc)[MR][NV]) {
+  pa += q_begin * MR;
+  pb += q_begin * NV * kLanes;
 #pragma GCC unroll 1
-  for (std::int64_t q = 0; q < groups; ++q) {
+  for (std::int64_t q = q_begin; q < q_end; ++q) {
     typename F::Operand bv[NV];
 #pragma GCC unroll 4
     for (int v = 0; v < NV; ++v) bv[v] = F::load_b(pb + v * kLanes);
@@ -43,6 +40,29 @@ inline void micro_tile(std::int64_t groups, const std::int32_t* __restrict pa, c
   }
 }
 
+// How many k groups before a tile's end its rows of C are fetched into L1: short enough that
+// the panels streaming through L1 meanwhile do not evict them again (the rows of a C whose
+// leading dimension is a power of two share one L1 set), long enough for a line from L2.
+constexpr std::int64_t kNearCGroups = 32;
+
+// The whole slice of one tile. fetch_c(far) runs at its start (far: C's rows to L2, a whole
+// k loop ahead, time enough for DRAM) and again kNearCGroups before its end (into L1).
+template <class F, int MR, int NV, class FetchC>
+__attribute__((always_inline)) inline void micro_tile(std::int64_t groups, const std::int32_t* __restrict pa,
+                                                      const std::int32_t* __restrict pb,
+                                                      typename F::Acc (&acc)[MR][NV], FetchC fetch_c) {
+#pragma GCC unroll 16
+  for (int r = 0; r < MR; ++r) {
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) acc[r][v] = typename F::Acc{};
+  }
+  fetch_c(true);
+  const std::int64_t split = groups > kNearCGroups ? groups - kNearCGroups : 0;
+  micro_steps<F, MR, NV>(0, split, pa, pb, acc);
+  fetch_c(false);
+  micro_steps<F, MR, NV>(split, groups, pa, pb, acc);
+}
+
 // Where one tile's results go, and which k slice produced them.
 struct TileTarget {
   void* c;                    // C at the tile's first element
@@ -53,6 +73,28 @@ struct TileTarget {
   int rows, cols;             // the valid part of the tile
   bool first, last;           // first and last k slice
 };
+
+// Fetches the tile's rows of C (or of the narrow C's f32 sums) into L2 (far) or L1. A product
+// whose C outgrows L2 reads and writes it once per k slice; unfetched, each tile waited for its
+// rows at its end (a tenth of a 1024³ product on Zen 3: bench/results/2026-11-29b-cpu-zen3-pack.md).
+// Always inlined, as prefetch_l1 is: GCC drops an out-of-line function that only prefetches.
+template <DType Out, int MR, int NR>
+__attribute__((always_inline)) inline void prefetch_tile(const TileTarget& t, bool far) {
+  const bool to_sums = t.sums != nullptr && !(t.first && t.last);
+  const std::size_t elem = to_sums ? 4 : sizeof(StorageT<Out>);
+  const auto* base = static_cast<const unsigned char*>(to_sums ? t.sums : t.c);
+  const std::int64_t ld = to_sums ? t.lds : t.ldc;
+  const std::size_t span = std::size_t(t.cols) * elem;
+#pragma GCC unroll 16
+  for (int r = 0; r < MR; ++r) {
+    if (r >= t.rows) break;
+    const unsigned char* row = base + std::size_t(r * ld) * elem;
+    // Every line the row's span touches: one per 64 bytes, and its last byte's line, which a
+    // span that starts mid-line reaches into.
+    for (std::size_t at = 0; at < span; at += 64) far ? prefetch_l2(row + at) : prefetch_l1(row + at);
+    far ? prefetch_l2(row + span - 1) : prefetch_l1(row + span - 1);
+  }
+}
 
 // C = alpha·acc + beta·C on the first slice, C += alpha·acc after; a narrow C (f16, bf16) sums
 // the slices in f32 and is written once, rounded once.
@@ -147,11 +189,14 @@ struct PackedGemm {
             t.comp = comp != nullptr ? comp + jp * NR : nullptr;
             for (std::int64_t ip = 0; ip < a_panels; ++ip) {
               const std::int64_t i = ic + ip * MR;
-              typename F::Acc acc[MR][NV];
-              micro_tile<F, MR, NV>(groups, pa + ip * MR * groups, pb + jp * NR * groups, acc);
               t.c = c + i * P.ldc + jc + jp * NR;
               t.sums = sums != nullptr ? sums + (i - i_begin) * lds + jp * NR : nullptr;
               t.rows = int(min64(MR, i_end - i));
+              typename F::Acc acc[MR][NV];
+              micro_tile<F, MR, NV>(groups, pa + ip * MR * groups, pb + jp * NR * groups, acc,
+                                    [&t](bool far) __attribute__((always_inline)) {
+                                      prefetch_tile<Out, MR, NR>(t, far);
+                                    });
               store_tile<F, Out, MR, NV>(acc, t, s);
             }
           }
