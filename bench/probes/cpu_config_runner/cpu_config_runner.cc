@@ -95,6 +95,15 @@ int main(int argc, char** argv) {
         return 2;
       }
       config = *parsed;
+      // A peer prepares whatever it is given and ignores fields it has no use for (OpenBLAS
+      // runs on every core whatever `thr` says), so a peer's config must be one it offers.
+      const auto offered = backend->configs(p, SearchSpace::exhaustive);
+      if (name != "cpu" && std::find(offered.begin(), offered.end(), config) == offered.end()) {
+        std::string list;
+        for (const auto& c : offered) list += " '" + c.to_string() + "'";
+        std::fprintf(stderr, "config %s: %s does not offer it; it offers%s\n", argv[i], name.c_str(), list.c_str());
+        return 2;
+      }
     }
     auto kernel = backend->prepare(p, config);
     if (!kernel.is_ok()) {
