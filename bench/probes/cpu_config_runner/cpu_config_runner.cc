@@ -97,12 +97,14 @@ int main(int argc, char** argv) {
       config = *parsed;
       // A peer prepares whatever it is given and ignores fields it has no use for (OpenBLAS
       // runs on every core whatever `thr` says), so a peer's config must be one it offers.
-      const auto offered = backend->configs(p, SearchSpace::exhaustive);
-      if (name != "cpu" && std::find(offered.begin(), offered.end(), config) == offered.end()) {
-        std::string list;
-        for (const auto& c : offered) list += " '" + c.to_string() + "'";
-        std::fprintf(stderr, "config %s: %s does not offer it; it offers%s\n", argv[i], name.c_str(), list.c_str());
-        return 2;
+      if (name != "cpu") {
+        const auto offered = backend->configs(p, SearchSpace::exhaustive);
+        if (std::find(offered.begin(), offered.end(), config) == offered.end()) {
+          std::string list;
+          for (const auto& c : offered) list += " '" + c.to_string() + "'";
+          std::fprintf(stderr, "config %s: %s does not offer it; it offers%s\n", argv[i], name.c_str(), list.c_str());
+          return 2;
+        }
       }
     }
     auto kernel = backend->prepare(p, config);
@@ -118,23 +120,21 @@ int main(int argc, char** argv) {
   const double round_ms = env_int("PROBE_ROUND_MS", 50);
   const int rounds = env_int("PROBE_ROUNDS", 11);
   std::vector<std::vector<double>> us(kernels.size());
+  // One call of config i; false (and the reason printed) when it fails.
+  auto call = [&](std::size_t i) {
+    const Status status = kernels[i]->run(GemmArgs{buffers.a(), buffers.b(), buffers.c(), nullptr});
+    if (!status.is_ok()) std::fprintf(stderr, "%s: %s\n", names[i].c_str(), status.message().c_str());
+    return status.is_ok();
+  };
   for (int round = -1; round < rounds; ++round) {
     for (std::size_t i = 0; i < kernels.size(); ++i) {
       wait_until_process_quiet(TimingOptions{}.quiet_wait_ms);
-      const Status untimed = kernels[i]->run(GemmArgs{buffers.a(), buffers.b(), buffers.c(), nullptr});
-      if (!untimed.is_ok()) {
-        std::fprintf(stderr, "%s: %s\n", names[i].c_str(), untimed.message().c_str());
-        return 1;
-      }
+      if (!call(i)) return 1;  // untimed, after the wait
       int calls = 0;
       const auto start = Clock::now();
       std::chrono::duration<double, std::milli> spent{};
       do {
-        const Status status = kernels[i]->run(GemmArgs{buffers.a(), buffers.b(), buffers.c(), nullptr});
-        if (!status.is_ok()) {
-          std::fprintf(stderr, "%s: %s\n", names[i].c_str(), status.message().c_str());
-          return 1;
-        }
+        if (!call(i)) return 1;
         ++calls;
         spent = Clock::now() - start;
       } while (spent.count() < round_ms);
