@@ -5,6 +5,7 @@
 // rank for any other (docs/lut-and-model.md).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -38,6 +39,14 @@ struct TrainOptions {
   bool operator==(const TrainOptions&) const = default;
 };
 
+// The fit of a model's fast_top_k (ModelInfo): the quality it aims for and the share of the
+// exhaustive tuning time it may spend at most, issue 34's targets for `--fast`; the largest k
+// it tries; and the fewest training shapes it is fitted on (a half of a few says little).
+inline constexpr double kFastFitQualityGoal = 0.97;
+inline constexpr double kFastFitTimeCap = 0.10;
+inline constexpr int kFastFitMaxK = 20;
+inline constexpr std::size_t kFastFitMinShapes = 20;
+
 // What a model file says about itself; readable without XGBoost.
 struct ModelInfo {
   std::string device;        // DeviceInfo::fingerprint() of the machine the sweeps ran on
@@ -52,6 +61,12 @@ struct ModelInfo {
   double training_rmse = 0;  // of ln(time_us), on the training rows
   TrainOptions params;
   std::int64_t created_unix = 0;
+  // How many of its top choices `--fast` times with this model: fitted at training on halves
+  // of the training shapes (src/model/fast_top_k.h), with the worse half's quality and time
+  // fraction at that k. 0: not fitted (too few shapes, or an older model): kFastTopK.
+  int fast_top_k = 0;
+  double fast_fit_quality = 0;
+  double fast_fit_time_fraction = 0;
   bool operator==(const ModelInfo&) const = default;
 };
 
@@ -74,10 +89,11 @@ class CostModel {
   static std::string not_built_in_reason();
 
   // Trains on the ok rows of sweeps measured on one device with the same backend versions.
-  // `names` (the files) are recorded in the model.
+  // `names` (the files) are recorded in the model. With `fit_fast_top_k`, two more models, each
+  // trained on half of the shapes, fit the model's fast_top_k (ModelInfo).
   static Result<std::shared_ptr<const CostModel>> train(const std::vector<SweepData>& sweeps,
                                                         const std::vector<std::string>& names,
-                                                        const TrainOptions& options);
+                                                        const TrainOptions& options, bool fit_fast_top_k = true);
   // Checks format, version, fields and checksum; corrupt_data naming what is wrong.
   static Result<std::shared_ptr<const CostModel>> load(const std::string& path);
   static Result<ModelInfo> read_info(const std::string& path);

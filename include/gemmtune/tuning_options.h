@@ -26,15 +26,18 @@ Result<SearchSpace> parse_search_space(std::string_view name);
 // all of them, or the K that the cost model ranks fastest.
 struct BenchmarkSpace {
   int top_k = 0;  // 0: all
+  // `--fast`: the model's own fitted k (ModelInfo::fast_top_k) where it has one, top_k where not.
+  bool model_k = false;
   bool all() const { return top_k <= 0; }
   std::string to_string() const;  // "all" or "top:K"
 };
 // "all" or "top:K" (K >= 1).
 Result<BenchmarkSpace> parse_benchmark_space(std::string_view text);
 
-// `--fast`: the exhaustive space searched, the cost model's top kFastTopK timed. Five is where
-// the shipped models reach 0.97 of the exhaustive best at a few percent of its tuning time
-// (bench/results/, docs/lut-and-model.md).
+// `--fast`: the exhaustive space searched, the cost model's top k timed: the k fitted to the
+// model when it was trained (5 on the Zen 3 VM, 16 on the 16-core Intel host), else kFastTopK,
+// where the 2-core VMs' models reached 0.97 of the exhaustive best at under a tenth of its
+// tuning time (bench/results/, docs/lut-and-model.md).
 inline constexpr int kFastTopK = 5;
 
 struct TuneOptions {
@@ -80,6 +83,13 @@ struct TuneOptions {
   // Ranks the choices for benchmark top:K.
   std::shared_ptr<const CostModel> model;
 };
+
+// What `--fast` (fast=True, GEMMTUNE_BLAS_TUNING=fast) sets: the exhaustive space, the model's
+// top k timed.
+inline void set_fast(TuneOptions& options) {
+  options.search = SearchSpace::exhaustive;
+  options.benchmark = BenchmarkSpace{kFastTopK, /*model_k=*/true};
+}
 
 // What Session::measure_configs (`gemmtune sweep`) measures, and how.
 struct SweepOptions {

@@ -27,7 +27,7 @@ const char* const kSessionKeywords[] = {
     "redis_url",     // shared store behind the local one; None: $GEMMTUNE_REDIS_URL
     "search",        // "default" or "exhaustive"
     "benchmark",     // "all" or "top:K"
-    "fast",          // True: exhaustive search, the cost model's top 5 timed
+    "fast",          // True: exhaustive search, the cost model's top k timed (its fitted k, else 5)
     "backends",      // names to choose among; None: all the device has
     "samples",       // timing samples per choice
     "min_sample_ms", // each sample runs at least this long
@@ -62,8 +62,7 @@ SessionOptions session_options_from(const py::kwargs& kwargs) {
     if (name == "search") options.tuning.search = value_or_throw(parse_search_space(text(value)));
     if (name == "benchmark") options.tuning.benchmark = value_or_throw(parse_benchmark_space(text(value)));
     if (name == "fast" && value.cast<bool>()) {
-      options.tuning.search = SearchSpace::exhaustive;
-      options.tuning.benchmark.top_k = kFastTopK;
+      set_fast(options.tuning);
     }
     if (name == "backends") options.tuning.backends = value.cast<std::vector<std::string>>();
     if (name == "samples") options.tuning.timing.samples = value.cast<int>();
@@ -77,8 +76,8 @@ SessionOptions session_options_from(const py::kwargs& kwargs) {
     if (name == "dynamic_dims") options.routing.dynamic_dims = text(value);
   }
   if (kwargs.contains("fast") && kwargs["fast"].cast<bool>() && (kwargs.contains("search") || kwargs.contains("benchmark"))) {
-    throw_invalid("fast=True means search='exhaustive', benchmark='top:" + std::to_string(kFastTopK) +
-                  "'; give either fast or search/benchmark");
+    throw_invalid("fast=True means search='exhaustive', benchmark='top:K' (the cost model's own K); give either "
+                  "fast or search/benchmark");
   }
   return options;
 }

@@ -12,8 +12,7 @@ Result<SessionOptions> blas_session_options(std::string_view tuning) {
   SessionOptions options;
   options.device = "cpu";
   if (tuning.empty() || tuning == "fast") {
-    options.tuning.search = SearchSpace::exhaustive;
-    options.tuning.benchmark.top_k = kFastTopK;
+    set_fast(options.tuning);
   } else if (tuning == "default") {
     options.tuning.search = SearchSpace::default_space;
   } else if (tuning == "exhaustive") {

@@ -10,7 +10,7 @@
 namespace gemmtune::blas {
 
 // GEMMTUNE_BLAS_TUNING: how the drop-in tunes a shape it meets first. "fast" (the default):
-// the exhaustive space, the cost model's top kFastTopK timed (`gemmtune tune --fast`);
+// the exhaustive space, the cost model's top k timed (`gemmtune tune --fast`: the model's k);
 // "default": the default space timed in full; "exhaustive": the exhaustive space timed in full;
 // "light": the default space, each choice verified and timed by one short sample.
 // The store is the session's usual one (GEMMTUNE_CACHE, ~/.cache/gemmtune by default), so a

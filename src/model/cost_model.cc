@@ -15,6 +15,7 @@
 #include "../core/file_text.h"
 #include "booster.h"
 #include "cost_model_document.h"
+#include "fast_top_k.h"
 #include "features.h"
 
 #ifndef GEMMTUNE_SOURCE_DIR
@@ -102,7 +103,7 @@ const ModelInfo& CostModel::info() const { return impl_->info; }
 
 Result<std::shared_ptr<const CostModel>> CostModel::train(const std::vector<SweepData>& sweeps,
                                                          const std::vector<std::string>& names,
-                                                         const TrainOptions& options) {
+                                                         const TrainOptions& options, bool fit_fast_top_k) {
   if (!booster_built_in()) return unsupported(booster_absent_message());
   if (sweeps.empty()) return invalid_argument("no sweep to train on");
   const SweepMeta& meta = sweeps.front().meta;
@@ -161,6 +162,12 @@ Result<std::shared_ptr<const CostModel>> CostModel::train(const std::vector<Swee
   info.training_rmse = std::sqrt(squared / double(rows));
   info.created_unix =
       std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+  if (fit_fast_top_k) {
+    GEMMTUNE_ASSIGN_OR_RETURN(FastTopKFit fit, gemmtune::fit_fast_top_k(sweeps, options));
+    info.fast_top_k = fit.k;
+    info.fast_fit_quality = fit.quality;
+    info.fast_fit_time_fraction = fit.time_fraction;
+  }
   return std::shared_ptr<const CostModel>(new CostModel(std::move(impl)));
 }
 

@@ -1,10 +1,12 @@
 #include "cost_model_document.h"
 
+#include <cstdio>
 #include <optional>
 #include <type_traits>
 
 #include "../core/json_reading.h"
 #include "../store/store_entry.h"
+#include "fast_top_k.h"
 
 namespace gemmtune {
 namespace {
@@ -131,8 +133,30 @@ Result<ModelInfo> info_from_document(json document, const std::string& file, std
   GEMMTUNE_RETURN_IF_ERROR(read_field(params, "colsample", info.params.colsample, file));
   GEMMTUNE_RETURN_IF_ERROR(read_field(params, "min_child_weight", info.params.min_child_weight, file));
   GEMMTUNE_RETURN_IF_ERROR(read_field(params, "seed", info.params.seed, file));
+  // Optional: models trained before it was fitted lack it, and `--fast` gives them kFastTopK.
+  if (document.contains("fast")) {
+    json fast;
+    GEMMTUNE_RETURN_IF_ERROR(read_field(document, "fast", fast, file));
+    GEMMTUNE_RETURN_IF_ERROR(read_field(fast, "top_k", info.fast_top_k, file));
+    GEMMTUNE_RETURN_IF_ERROR(read_field(fast, "quality", info.fast_fit_quality, file));
+    GEMMTUNE_RETURN_IF_ERROR(read_field(fast, "time_fraction", info.fast_fit_time_fraction, file));
+    if (info.fast_top_k < 1 || info.fast_top_k > 1000) {
+      return bad(file, "'fast.top_k' is " + std::to_string(info.fast_top_k) + ", not in 1..1000");
+    }
+  }
   if (booster_base64 != nullptr) GEMMTUNE_RETURN_IF_ERROR(read_field(document, "booster_ubj_base64", *booster_base64, file));
   return info;
+}
+
+// What a model's "fast" record means, with the fit's own goal and cap.
+std::string fast_fit_method() {
+  char text[400];
+  std::snprintf(text, sizeof text,
+                "the smallest k whose quality reaches %g on both halves of the training shapes, each ranked by a "
+                "model trained on the other, within %g of the exhaustive tuning time (else the best quality "
+                "within it); quality and time_fraction: the worse half's at k",
+                kFastFitQualityGoal, kFastFitTimeCap);
+  return text;
 }
 
 }  // namespace
@@ -155,6 +179,12 @@ json cost_model_document(const ModelInfo& info, const std::string& booster_bytes
                 {"params", params_json(info.params)},
                 {"created_unix", info.created_unix}}},
               {"booster_ubj_base64", base64_encode(booster_bytes)}};
+  if (info.fast_top_k > 0) {
+    out["fast"] = {{"top_k", info.fast_top_k},
+                   {"quality", info.fast_fit_quality},
+                   {"time_fraction", info.fast_fit_time_fraction},
+                   {"fitted", fast_fit_method()}};
+  }
   out["checksum"] = "";
   out["checksum"] = json_checksum(out);
   return out;

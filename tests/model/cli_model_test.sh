@@ -81,8 +81,11 @@ if json "$tmp/devices.json" 'assert d["cost_model"]' 2>/dev/null; then
   # --- train, info, eval ---
   "$CLI" model train --data "$tmp/train.csv" --out "$tmp/model.json" --rounds 30 --depth 4 2>"$tmp/err"
   if [ -s "$tmp/model.json" ] && grep -q "trained" "$tmp/err"; then ok "model train"; else bad "model train ($(cat "$tmp/err"))"; fi
+  # Four shapes are too few to fit the k --fast times: train says so, info shows the default.
+  if grep -q -- "--fast times its top 5 (k not fitted: fewer than 20 training shapes" "$tmp/err"; then
+    ok "model train says which k --fast times"; else bad "model train's k ($(cat "$tmp/err"))"; fi
   "$CLI" model info "$tmp/model.json" --json >"$tmp/info.json"
-  if json "$tmp/info.json" 'assert d["training_shapes"] == 4 and "cpu" in d["backends"] and d["problem_kinds"] == ["f32.f32.f32:nn"]'; then
+  if json "$tmp/info.json" 'assert d["training_shapes"] == 4 and "cpu" in d["backends"] and d["problem_kinds"] == ["f32.f32.f32:nn"] and d["fast_top_k"] == 5 and not d["fast_top_k_fitted"]'; then
     ok "model info"; else bad "model info"; fi
   "$CLI" model eval --data "$tmp/heldout.csv" --model "$tmp/model.json" --top-k 3 --curve 5 --json >"$tmp/eval.json" 2>"$tmp/err"
   if json "$tmp/eval.json" 'assert d["k"] == 3 and d["shapes"] == 2 and 0 < d["quality_geomean"] <= 1 and 0 < d["time_fraction"] and len(d["curve"]) == 5 and len(d["per_shape"]) == 2'; then

@@ -12,6 +12,7 @@
 #include "tuning/autotuner.h"
 #include "gemmtune/cost_model.h"
 #include "model/cost_model_document.h"
+#include "model/fast_top_k.h"
 #include "store/store_entry.h"
 #include "store/temp_dir.h"
 
@@ -28,7 +29,9 @@ double synthetic_time_us(const ProblemKey& key, int rank) {
   return 1e-3 * double(key.m) * double(key.n) * double(key.k) / 1e3 * (1.0 + 0.3 * std::abs(rank - best));
 }
 
-SweepData synthetic_sweep(const std::string& device, int first_shape, int shapes) {
+// `ranks` configs a shape: the fixture's 12, or a space large enough that timing a few of its
+// configs is a small part of timing them all, as the CPU's hundreds are.
+SweepData synthetic_sweep(const std::string& device, int first_shape, int shapes, int ranks = kRanks) {
   SweepData data;
   data.meta.device = device;
   data.meta.device_class = "cpu/avx2/2t";
@@ -38,7 +41,7 @@ SweepData synthetic_sweep(const std::string& device, int first_shape, int shapes
     const std::int64_t m = 1 + (s * 37) % 2000, n = 64 + (s * 53) % 512, k = 64 + (s * 71) % 512;
     const ProblemKey key = ProblemKey::of(*Problem::create(m, n, k, DType::f32));
     data.shapes.push_back(key.to_string());
-    for (int rank = 1; rank <= kRanks; ++rank) {
+    for (int rank = 1; rank <= ranks; ++rank) {
       SweepRow row;
       row.problem = key;
       row.setup_us = 100;
@@ -112,6 +115,8 @@ TEST_F(CostModelTest, ASavedModelLoadsAndPredictsTheSame) {
   std::vector<ModelChoice> choices;
   for (int rank = 1; rank <= kRanks; ++rank) choices.push_back({"alpha", *KernelConfig::parse("rank=" + std::to_string(rank))});
   EXPECT_EQ(*model_->predict(p, choices), *(*loaded)->predict(p, choices));
+  EXPECT_EQ((*loaded)->info().fast_top_k, model_->info().fast_top_k);
+  EXPECT_EQ((*loaded)->info().fast_fit_quality, model_->info().fast_fit_quality);
   auto info = CostModel::read_info(path);
   ASSERT_TRUE(info.is_ok());
   EXPECT_EQ(info->backends, std::vector<std::string>{"alpha"});
@@ -160,6 +165,102 @@ TEST(CostModelDocument, AnIntegerFieldThatIsAFloatOrOutOfRangeIsRefusedNamingIt)
     EXPECT_EQ(parsed.status().code(), ErrorCode::corrupt_data);
     const std::string field = std::string(pointer).substr(std::string(pointer).rfind('/') + 1);
     EXPECT_NE(parsed.status().message().find("'" + field + "'"), std::string::npos) << parsed.status().message();
+  }
+}
+
+// A model of a 300-config synthetic space, whose k is fitted.
+std::shared_ptr<const CostModel> fitted_model() {
+  auto trained = CostModel::train({synthetic_sweep("cpu|Synthetic|avx2,|2t|l2=1024K", 0, 60, 300)}, {"wide.csv"},
+                                  small_training());
+  return trained.is_ok() ? *trained : nullptr;
+}
+
+TEST_F(CostModelTest, TheKThatFastTimesIsFittedOnHalvesOfTheTrainingShapes) {
+  // A k within the time cap, with the worse half's quality and time at it recorded (the
+  // quality reaches the goal or is the best within the cap, which the fit's own eval decides).
+  const std::shared_ptr<const CostModel> model = fitted_model();
+  ASSERT_NE(model, nullptr);
+  const ModelInfo& info = model->info();
+  EXPECT_GE(info.fast_top_k, 1);
+  EXPECT_LE(info.fast_top_k, kFastFitMaxK);
+  EXPECT_GT(info.fast_fit_quality, 0);
+  EXPECT_LE(info.fast_fit_quality, 1);
+  EXPECT_GT(info.fast_fit_time_fraction, 0);
+  EXPECT_LE(info.fast_fit_time_fraction, kFastFitTimeCap);
+  // The fit is repeatable: the halves are chosen by a hash of each shape's key.
+  auto again = fit_fast_top_k({synthetic_sweep("cpu|Synthetic|avx2,|2t|l2=1024K", 0, 60, 300)}, small_training());
+  ASSERT_TRUE(again.is_ok()) << again.status().message();
+  EXPECT_EQ(again->k, info.fast_top_k);
+  // Twelve configs a shape: timing even one costs more than a tenth of timing all twelve
+  // (each shape's setup is paid either way), so no k keeps within the cap: not fitted.
+  EXPECT_EQ(model_->info().fast_top_k, 0);
+  // Too few shapes to halve: not fitted, and --fast times kFastTopK.
+  auto few = CostModel::train({synthetic_sweep(kDevice, 0, int(kFastFitMinShapes) - 1, 300)}, {"few.csv"},
+                              small_training());
+  ASSERT_TRUE(few.is_ok()) << few.status().message();
+  EXPECT_EQ((*few)->info().fast_top_k, 0);
+  auto unfitted = CostModel::train({synthetic_sweep(kDevice, 0, 60, 300)}, {"s.csv"}, small_training(), false);
+  ASSERT_TRUE(unfitted.is_ok());
+  EXPECT_EQ((*unfitted)->info().fast_top_k, 0);
+}
+
+TEST(FastTopK, TheSmallestKThatReachesTheGoalOnBothHalvesWithinTheCapElseTheBestWithinIt) {
+  auto curve = [](std::vector<std::pair<double, double>> points) {  // (quality, time) for k = 1, 2, ...
+    std::vector<EvalPoint> out;
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      EvalPoint p;
+      p.k = int(i) + 1;
+      p.quality_geomean = points[i].first;
+      p.time_fraction = points[i].second;
+      out.push_back(p);
+    }
+    return out;
+  };
+  // k = 3 reaches 0.97 on half a, but half b only at k = 4: 4, with the worse half's figures.
+  FastTopKFit fit = choose_fast_top_k(curve({{0.90, 0.03}, {0.95, 0.04}, {0.975, 0.05}, {0.98, 0.06}, {0.99, 0.07}}),
+                                      curve({{0.91, 0.02}, {0.96, 0.05}, {0.965, 0.055}, {0.972, 0.065}, {0.99, 0.08}}));
+  EXPECT_EQ(fit.k, 4);
+  EXPECT_DOUBLE_EQ(fit.quality, 0.972);
+  EXPECT_DOUBLE_EQ(fit.time_fraction, 0.065);
+  // The goal is reached only past the cap: the best quality within it.
+  fit = choose_fast_top_k(curve({{0.90, 0.05}, {0.94, 0.08}, {0.93, 0.09}, {0.99, 0.12}}),
+                          curve({{0.92, 0.05}, {0.95, 0.07}, {0.96, 0.095}, {0.99, 0.11}}));
+  EXPECT_EQ(fit.k, 2);
+  EXPECT_DOUBLE_EQ(fit.quality, 0.94);
+  // No k within the cap: not fitted.
+  EXPECT_EQ(choose_fast_top_k(curve({{0.99, 0.2}}), curve({{0.99, 0.3}})).k, 0);
+  EXPECT_EQ(choose_fast_top_k({}, {}).k, 0);
+}
+
+TEST(CostModelDocument, TheFastRecordIsOptionalAndItsKIsChecked) {
+  ModelInfo info;
+  info.device = "cpu|Test";
+  info.problem_kinds = {"f32.f32.f32:nn"};
+  info.fast_top_k = 7;
+  info.fast_fit_quality = 0.975;
+  info.fast_fit_time_fraction = 0.08;
+  const nlohmann::json good = cost_model_document(info, "trees");
+  ASSERT_TRUE(good.contains("fast"));
+  auto read = parse_cost_model_document(good.dump(), "m.json", true);
+  ASSERT_TRUE(read.is_ok()) << read.status().to_string();
+  EXPECT_EQ(read->info, info);
+  // A model of before the fit (no "fast") reads as unfitted.
+  info.fast_top_k = 0;
+  info.fast_fit_quality = info.fast_fit_time_fraction = 0;
+  const nlohmann::json older = cost_model_document(info, "trees");
+  EXPECT_FALSE(older.contains("fast"));
+  auto read_older = parse_cost_model_document(older.dump(), "m.json", true);
+  ASSERT_TRUE(read_older.is_ok());
+  EXPECT_EQ(read_older->info.fast_top_k, 0);
+  for (const nlohmann::json& k : {nlohmann::json(0), nlohmann::json(5000), nlohmann::json(2.5), nlohmann::json("7")}) {
+    nlohmann::json document = good;
+    document["fast"]["top_k"] = k;
+    document["checksum"] = "";
+    document["checksum"] = json_checksum(document);
+    auto parsed = parse_cost_model_document(document.dump(), "m.json", true);
+    ASSERT_FALSE(parsed.is_ok()) << k.dump();
+    EXPECT_EQ(parsed.status().code(), ErrorCode::corrupt_data);
+    EXPECT_NE(parsed.status().message().find("top_k"), std::string::npos) << parsed.status().message();
   }
 }
 
@@ -409,6 +510,23 @@ TEST_F(CostModelTest, ATuningTimesOnlyTheTopKOfTheBackendsTheModelRanks) {
   alpha = 0;
   for (const ChoiceReport& c : other.report.choices) alpha += c.backend == "alpha" ? 1 : 0;
   EXPECT_EQ(alpha, 2);
+
+  // `--fast` (set_fast) times the model's own fitted k; a model without one, kFastTopK.
+  const std::shared_ptr<const CostModel> fitted = fitted_model();
+  ASSERT_NE(fitted, nullptr);
+  ASSERT_GE(fitted->info().fast_top_k, 1);
+  ASSERT_NE(fitted->info().fast_top_k, kFastTopK) << "the test tells the two apart";
+  set_fast(options);
+  options.model = fitted;
+  TuneOutcome fast = autotune(p, device, backends, options);
+  const std::string top = "cost model: top " + std::to_string(fitted->info().fast_top_k) + " of 13 choices";
+  EXPECT_NE(fast.report.selection.find(top), std::string::npos) << fast.report.selection;
+  ASSERT_EQ(model_->info().fast_top_k, 0);
+  options.model = model_;
+  TuneOutcome plain = autotune(p, device, backends, options);
+  EXPECT_NE(plain.report.selection.find("cost model: top " + std::to_string(kFastTopK) + " of 13 choices"),
+            std::string::npos)
+      << plain.report.selection;
 }
 
 }  // namespace

@@ -27,7 +27,8 @@ std::vector<OptionSpec> model_specs() {
       {"data", true, "--data F[,F...]        sweep CSV files"},
       {"out", true, "--out MODEL            train: where the model goes"},
       {"model", true, "--model MODEL          eval: the model (default: the shipped one for the data's device)"},
-      {"top-k", true, "--top-k K              eval: choices timed per shape (default " + std::to_string(kFastTopK) + ")"},
+      {"top-k", true, "--top-k K              eval: choices timed per shape (default: the k --fast times with\n"
+                      "                       the model, fitted at training, else " + std::to_string(kFastTopK) + ")"},
       {"curve", true, "--curve N              eval: the quality/time curve for k = 1..N (default 20)"},
       {"plot", true, "--plot FILE.png        eval: draw quality and time fraction against k (gnuplot)"},
       {"json", false, "--json                 eval, info: print JSON"},
@@ -74,6 +75,15 @@ int train(const Args& args) {
                out.c_str(), static_cast<long long>(info.training_rows), info.training_shapes.size(),
                info.device_class.c_str(),
                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), info.training_rmse);
+  if (info.fast_top_k > 0) {
+    std::fprintf(stderr, "--fast times its top %d: on halves of the training shapes, each ranked by a model trained "
+                         "on the other, quality %.3f at %.1f%% of the exhaustive tuning time (the worse half)\n",
+                 info.fast_top_k, info.fast_fit_quality, 100 * info.fast_fit_time_fraction);
+  } else {
+    std::fprintf(stderr, "--fast times its top %d (k not fitted: fewer than %zu training shapes, or no k within "
+                         "%.0f%% of the exhaustive tuning time)\n",
+                 kFastTopK, kFastFitMinShapes, 100 * kFastFitTimeCap);
+  }
   return kExitOk;
 }
 
@@ -116,9 +126,9 @@ Status plot(const ModelEval& eval, const std::string& path, const std::string& t
 int eval(const Args& args) {
   const std::vector<std::string> files = split_list(args.get("data", ""));
   if (files.empty()) return fail(invalid_argument("--data HELD_OUT.csv is required"));
-  auto k = args.get_int("top-k", kFastTopK, 1, 100000);
+  auto given_k = args.get_int("top-k", kFastTopK, 1, 100000);
   auto curve = args.get_int("curve", 20, 1, 100000);
-  if (!k.is_ok()) return fail(k.status());
+  if (!given_k.is_ok()) return fail(given_k.status());
   if (!curve.is_ok()) return fail(curve.status());
   auto data = read_sweep_csvs(files);
   if (!data.is_ok()) return fail(data.status());
@@ -127,7 +137,10 @@ int eval(const Args& args) {
   auto model = args.has("model") ? CostModel::load(args.get("model", ""))
                                  : find_cost_model(data->meta.device, data->meta.backend_versions);
   if (!model.is_ok()) return fail(model.status());
-  auto result = evaluate_cost_model(**model, *data, int(*k), int(*curve), transfer);
+  // Without --top-k, the k that --fast times with this model.
+  const int fitted = (*model)->info().fast_top_k;
+  const std::int64_t k = args.has("top-k") || fitted <= 0 ? *given_k : fitted;
+  auto result = evaluate_cost_model(**model, *data, int(k), int(*curve), transfer);
   if (!result.is_ok()) return fail(result.status());
   const EvalPoint& at = result->at_k;
   if (args.has("plot")) {
@@ -205,6 +218,10 @@ int info(const Args& args, const std::string& path) {
                         {"rounds", info->params.rounds},
                         {"max_depth", info->params.max_depth},
                         {"created_unix", info->created_unix},
+                        {"fast_top_k", info->fast_top_k > 0 ? info->fast_top_k : kFastTopK},
+                        {"fast_top_k_fitted", info->fast_top_k > 0},
+                        {"fast_fit_quality", info->fast_fit_quality},
+                        {"fast_fit_time_fraction", info->fast_fit_time_fraction},
                         {"usable_in_this_build", CostModel::built_in()}};
   if (args.flag("json")) {
     std::cout << out.dump(2) << "\n";

@@ -24,7 +24,8 @@ std::vector<OptionSpec> session_options() {
       {"search", true, "--search S             config space: default | exhaustive"},
       {"benchmark", true, "--benchmark B          which searched choices are timed: all (default) | top:K\n"
                           "                       (the K the cost model ranks fastest)"},
-      {"fast", false, "--fast                 --search exhaustive --benchmark top:" + std::to_string(kFastTopK)},
+      {"fast", false, "--fast                 --search exhaustive --benchmark top:K, K fitted to the cost model\n"
+                      "                       when it was trained (" + std::to_string(kFastTopK) + " for a model without one)"},
       {"lut", true, "--lut FILE             kernel lookup table (default: $GEMMTUNE_LUT)"},
       {"model", true, "--model FILE           cost model for --benchmark top:K (default: $GEMMTUNE_MODEL,\n"
                       "                       then the model shipped for this device in data/models)"},
@@ -66,11 +67,10 @@ Result<SessionOptions> session_options_from(const Args& args) {
   GEMMTUNE_ASSIGN_OR_RETURN(options.tuning.benchmark, parse_benchmark_space(args.get("benchmark", "all")));
   if (args.flag("fast")) {
     if (args.has("search") || args.has("benchmark")) {
-      return invalid_argument("--fast means --search exhaustive --benchmark top:" + std::to_string(kFastTopK) +
-                              "; give either --fast or --search/--benchmark");
+      return invalid_argument("--fast means --search exhaustive --benchmark top:K (the model's own K); give either "
+                              "--fast or --search/--benchmark");
     }
-    options.tuning.search = SearchSpace::exhaustive;
-    options.tuning.benchmark.top_k = kFastTopK;
+    set_fast(options.tuning);
   }
   options.lut_path = args.get("lut", options.lut_path);
   options.model_path = args.get("model", options.model_path);

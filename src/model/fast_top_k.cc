@@ -1,0 +1,71 @@
+#include "fast_top_k.h"
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <set>
+#include <string>
+#include <string_view>
+
+namespace gemmtune {
+namespace {
+
+// FNV-1a: a hash that is the same in every build, so a model's fit can be repeated.
+std::uint64_t stable_hash(std::string_view text) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (const char c : text) {
+    h ^= std::uint8_t(c);
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+// The rows of `sweeps` whose shape falls in half `half`, as one sweep with the first's meta
+// data (CostModel::train has checked that they were measured on one device).
+SweepData half_of(const std::vector<SweepData>& sweeps, unsigned half) {
+  SweepData out;
+  out.meta = sweeps.front().meta;
+  std::set<std::string> seen;
+  for (const SweepData& sweep : sweeps) {
+    for (const SweepRow& row : sweep.rows) {
+      const std::string key = row.problem.to_string();
+      if ((stable_hash(key) & 1) != half) continue;
+      out.rows.push_back(row);
+      if (seen.insert(key).second) out.shapes.push_back(key);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<FastTopKFit> fit_fast_top_k(const std::vector<SweepData>& sweeps, const TrainOptions& options) {
+  if (sweeps.empty()) return FastTopKFit{};
+  const std::array<SweepData, 2> halves = {half_of(sweeps, 0), half_of(sweeps, 1)};
+  if (halves[0].shapes.size() + halves[1].shapes.size() < kFastFitMinShapes || halves[0].shapes.empty() ||
+      halves[1].shapes.empty()) {
+    return FastTopKFit{};
+  }
+  std::array<std::vector<EvalPoint>, 2> curves;
+  for (std::size_t h = 0; h < 2; ++h) {
+    GEMMTUNE_ASSIGN_OR_RETURN(auto model, CostModel::train({halves[h]}, {"half"}, options, /*fit_fast_top_k=*/false));
+    GEMMTUNE_ASSIGN_OR_RETURN(ModelEval eval, evaluate_cost_model(*model, halves[1 - h], 1, kFastFitMaxK));
+    curves[h] = std::move(eval.curve);
+  }
+  return choose_fast_top_k(curves[0], curves[1]);
+}
+
+FastTopKFit choose_fast_top_k(const std::vector<EvalPoint>& half_a, const std::vector<EvalPoint>& half_b) {
+  FastTopKFit best;
+  const std::size_t points = std::min(half_a.size(), half_b.size());
+  for (std::size_t i = 0; i < points; ++i) {
+    const double quality = std::min(half_a[i].quality_geomean, half_b[i].quality_geomean);
+    const double time = std::max(half_a[i].time_fraction, half_b[i].time_fraction);
+    if (time > kFastFitTimeCap) continue;
+    if (best.k == 0 || quality > best.quality) best = {half_a[i].k, quality, time};
+    if (quality >= kFastFitQualityGoal) return best;
+  }
+  return best;
+}
+
+}  // namespace gemmtune
