@@ -20,28 +20,28 @@ std::uint64_t stable_hash(std::string_view text) {
   return h;
 }
 
-// The rows of `sweeps` whose shape falls in half `half`, as one sweep with the first's meta
-// data (CostModel::train has checked that they were measured on one device).
-SweepData half_of(const std::vector<SweepData>& sweeps, unsigned half) {
-  SweepData out;
-  out.meta = sweeps.front().meta;
+// The rows of `sweeps` split in two halves by their shape, each as one sweep with the first's
+// meta data (CostModel::train has checked that they were measured on one device).
+std::array<SweepData, 2> halves_of(const std::vector<SweepData>& sweeps) {
+  std::array<SweepData, 2> halves;
   std::set<std::string> seen;
+  for (SweepData& half : halves) half.meta = sweeps.front().meta;
   for (const SweepData& sweep : sweeps) {
     for (const SweepRow& row : sweep.rows) {
-      const std::string key = row.problem.to_string();
-      if ((stable_hash(key) & 1) != half) continue;
-      out.rows.push_back(row);
-      if (seen.insert(key).second) out.shapes.push_back(key);
+      std::string key = row.problem.to_string();
+      SweepData& half = halves[stable_hash(key) & 1];
+      half.rows.push_back(row);
+      if (seen.insert(key).second) half.shapes.push_back(std::move(key));
     }
   }
-  return out;
+  return halves;
 }
 
 }  // namespace
 
 Result<FastTopKFit> fit_fast_top_k(const std::vector<SweepData>& sweeps, const TrainOptions& options) {
   if (sweeps.empty()) return FastTopKFit{};
-  const std::array<SweepData, 2> halves = {half_of(sweeps, 0), half_of(sweeps, 1)};
+  const std::array<SweepData, 2> halves = halves_of(sweeps);
   if (halves[0].shapes.size() + halves[1].shapes.size() < kFastFitMinShapes || halves[0].shapes.empty() ||
       halves[1].shapes.empty()) {
     return FastTopKFit{};
