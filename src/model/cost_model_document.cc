@@ -153,9 +153,9 @@ std::string fast_fit_method() {
   char text[400];
   std::snprintf(text, sizeof text,
                 "the smallest k whose quality reaches %g on both halves of the training shapes, each ranked by a "
-                "model trained on the other, within %g of the exhaustive tuning time (else the best quality "
-                "within it); quality and time_fraction: the worse half's at k",
-                kFastFitQualityGoal, kFastFitTimeCap);
+                "model trained on the other, within %g of the exhaustive tuning time (else the smallest k within "
+                "%g of the best quality within it); quality and time_fraction: the worse half's at k",
+                kFastFitQualityGoal, kFastFitTimeCap, kFastFitQualityTolerance);
   return text;
 }
 

@@ -228,11 +228,24 @@ TEST(FastTopK, TheSmallestKThatReachesTheGoalOnBothHalvesWithinTheCapElseTheBest
   EXPECT_EQ(fit.k, 4);
   EXPECT_DOUBLE_EQ(fit.quality, 0.972);
   EXPECT_DOUBLE_EQ(fit.time_fraction, 0.065);
-  // The goal is reached only past the cap: the best quality within it.
+  // The goal is reached only past the cap: the best quality within it (the only k within the
+  // tolerance of it).
   fit = choose_fast_top_k(curve({{0.90, 0.05}, {0.94, 0.08}, {0.93, 0.09}, {0.99, 0.12}}),
                           curve({{0.92, 0.05}, {0.95, 0.07}, {0.96, 0.095}, {0.99, 0.11}}));
   EXPECT_EQ(fit.k, 2);
   EXPECT_DOUBLE_EQ(fit.quality, 0.94);
+  // Qualities within the tolerance of the best count as equal: the smallest such k, so a
+  // larger k at the cap's edge, a hair better, does not decide the fit by its live timing.
+  const double edge = 0.95 + kFastFitQualityTolerance / 2;
+  fit = choose_fast_top_k(curve({{0.90, 0.05}, {0.95, 0.08}, {edge, 0.099}, {0.99, 0.12}}),
+                          curve({{0.92, 0.05}, {0.96, 0.07}, {0.97, 0.095}, {0.99, 0.11}}));
+  EXPECT_EQ(fit.k, 2);
+  EXPECT_DOUBLE_EQ(fit.quality, 0.95);
+  // Beyond the tolerance, the better k.
+  const double better = 0.95 + 2 * kFastFitQualityTolerance;
+  fit = choose_fast_top_k(curve({{0.90, 0.05}, {0.95, 0.08}, {better, 0.099}, {0.99, 0.12}}),
+                          curve({{0.92, 0.05}, {0.96, 0.07}, {0.97, 0.095}, {0.99, 0.11}}));
+  EXPECT_EQ(fit.k, 3);
   // No k within the cap: not fitted.
   EXPECT_EQ(choose_fast_top_k(curve({{0.99, 0.2}}), curve({{0.99, 0.3}})).k, 0);
   EXPECT_EQ(choose_fast_top_k({}, {}).k, 0);
