@@ -101,6 +101,20 @@ for key in ("best_peer", "best_peer_per_call", "best_peer_kernel"):
     assert key in d["geomean_ratio"], key
 ' && grep -q "\[2/2\]" "$tmp/err"; then ok "bench --json on a shape file, progress on stderr"; else bad "bench --json"; fi
 
+# --out: the same JSON in a file, rewritten after each shape ("complete" once all are in); a path
+# that cannot be written fails before the first tuning, naming it.
+if "$CLI" bench --device cpu --dtype f32 --shapes "$tmp/shapes" --json $FAST --out "$tmp/bench.json" \
+    >"$tmp/out" 2>"$tmp/err" && [ ! -s "$tmp/out" ] && python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["complete"] is True and d["shapes_planned"] == 2 and len(d["shapes"]) == 2, d
+' "$tmp/bench.json" && ! ls "$tmp"/bench.json.tmp.* >/dev/null 2>&1; then ok "bench --out FILE"; else
+  bad "bench --out ($(tail -3 "$tmp/err"))"; fi
+"$CLI" bench --device cpu --dtype f32 --shapes "$tmp/shapes" --json $FAST --out "$tmp/no/such/dir/b.json" 2>"$tmp/err"
+rc=$?
+if [ "$rc" -eq 1 ] && grep -qF "cannot write $tmp/no/such/dir/b.json" "$tmp/err" && ! grep -q "\[1/2\]" "$tmp/err"; then
+  ok "bench --out to a missing directory fails before tuning"; else bad "bench --out missing dir (rc $rc: $(cat "$tmp/err"))"; fi
+
 # The multi-kernel table over a layout (nt: C = X·Wᵀ): a row per hint, a column per runtime size,
 # and the layout named; a bad layout is an error.
 "$CLI" hints-table --hints 8,32 --runtime 8,16,32 --n 48 --k 40 --layout nt --json $FAST >"$tmp/hints.json" 2>"$tmp/err"

@@ -19,6 +19,9 @@ int run_bench(int argc, char** argv) {
   specs.push_back({"bench-samples", true, "--bench-samples N      timing samples of the comparison after tuning (default:\n"
                                           "                       --samples, which tuning uses): more where gemmtune and a\n"
                                           "                       peer are a few percent apart"});
+  specs.push_back({"out", true, "--out FILE             write the results (JSON with --json, else the table) to FILE,\n"
+                                "                       rewritten after each shape, so a run stopped part way keeps\n"
+                                "                       the shapes it finished (its JSON says \"complete\": false)"});
   for (OptionSpec& spec : session_options()) specs.push_back(spec);
   for (int i = 2; i < argc; ++i) {
     if (std::string(argv[i]) == "--help") {
@@ -51,15 +54,9 @@ int run_bench(int argc, char** argv) {
   if (peers.empty()) {
     return fail(invalid_argument("--peers '" + args->get("peers", "") + "': none of these peer libraries is built in"));
   }
-  std::vector<ShapeComparison> rows;
-  for (std::size_t i = 0; i < shapes->problems.size(); ++i) {
-    const Problem& problem = shapes->problems[i];
-    std::fprintf(stderr, "[%zu/%zu] %s\n", i + 1, shapes->problems.size(), problem.describe().c_str());
-    auto row = compare_with_peers(**session, problem, peers, comparison);
-    if (!row.is_ok()) return fail(row.status());
-    rows.push_back(*row);
-  }
-  if (args->flag("json")) {
+  const bool json = args->flag("json");
+  auto render = [&](const std::vector<ShapeComparison>& rows) {
+    if (!json) return comparison_table(rows);
     nlohmann::json out = comparison_json(rows);
     out["device"] = device_json((*session)->device());
     out["dtype"] = dtype_name(shapes->dtype);
@@ -69,10 +66,27 @@ int run_bench(int argc, char** argv) {
     out["peers"] = peers;
     out["tuning_samples"] = options->tuning.timing.samples;
     out["bench_samples"] = comparison.samples;
-    std::cout << out.dump(2) << "\n";
-  } else {
-    std::cout << comparison_table(rows);
+    out["shapes_planned"] = shapes->problems.size();
+    out["complete"] = rows.size() == shapes->problems.size();
+    return out.dump(2) + "\n";
+  };
+  const std::string out_path = args->get("out", "");
+  auto save = [&](const std::vector<ShapeComparison>& rows) {
+    return out_path.empty() ? Status::ok() : replace_file(out_path, render(rows));
+  };
+  std::vector<ShapeComparison> rows;
+  // Saved before the first shape too, so a path that cannot be written fails at once, not
+  // after the first tuning.
+  if (Status saved = save(rows); !saved.is_ok()) return fail(saved);
+  for (std::size_t i = 0; i < shapes->problems.size(); ++i) {
+    const Problem& problem = shapes->problems[i];
+    std::fprintf(stderr, "[%zu/%zu] %s\n", i + 1, shapes->problems.size(), problem.describe().c_str());
+    auto row = compare_with_peers(**session, problem, peers, comparison);
+    if (!row.is_ok()) return fail(row.status());
+    rows.push_back(*row);
+    if (Status saved = save(rows); !saved.is_ok()) return fail(saved);
   }
+  if (out_path.empty()) std::cout << render(rows);
   return kExitOk;
 }
 

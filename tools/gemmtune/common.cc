@@ -1,10 +1,16 @@
 #include "common.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <map>
 
 #include "gemmtune/report_json.h"
@@ -111,6 +117,27 @@ std::vector<std::string> peer_backends(const Session& session, const std::vector
     if (peer && b.available && wanted) peers.push_back(b.name);
   }
   return peers;
+}
+
+Status replace_file(const std::string& path, const std::string& text) {
+  const std::string temp = path + ".tmp." + std::to_string(getpid());
+  {
+    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.close();
+    if (!out) {
+      std::error_code ignored;
+      std::filesystem::remove(temp, ignored);
+      return Status(ErrorCode::io_error, "cannot write " + temp + ": " + std::strerror(errno));
+    }
+  }
+  std::error_code error;
+  std::filesystem::rename(temp, path, error);
+  if (error) {
+    std::filesystem::remove(temp, error);
+    return Status(ErrorCode::io_error, "cannot replace " + path + ": " + error.message());
+  }
+  return Status::ok();
 }
 
 Status run_gnuplot(const std::string& script_path) {

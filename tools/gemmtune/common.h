@@ -39,6 +39,10 @@ std::vector<std::string> peer_backends(const Session& session, const std::vector
 // "a,b,c" → {"a", "b", "c"}, empty items dropped.
 std::vector<std::string> split_list(const std::string& list);
 
+// Writes `text` to a file beside `path` and renames it over `path`: a reader, or a run killed
+// while writing, sees the old file or the new one whole, never half of one.
+Status replace_file(const std::string& path, const std::string& text);
+
 // Runs gnuplot on a script; unavailable when it fails (or is not installed).
 Status run_gnuplot(const std::string& script_path);
 
