@@ -67,7 +67,9 @@ std::string cb_tic(double ratio) {
 }
 
 Status write_plot(const Table& t, const std::string& path, const std::string& title) {
-  const std::string data = path + ".dat";
+  PlotScratch scratch;
+  GEMMTUNE_RETURN_IF_ERROR(scratch.status());
+  const std::string data = scratch.data();
   std::ofstream out(data);
   if (!out) return Status(ErrorCode::io_error, "cannot write " + data);
   // Two heat maps side by side of time / best time, so 1 is the best reachable. Both share one
@@ -105,7 +107,7 @@ Status write_plot(const Table& t, const std::string& path, const std::string& ti
   std::string ylabels, xlabels;
   for (std::size_t h = 0; h < t.hints.size(); ++h) ylabels += (h ? ", " : "") + std::string("'") + std::to_string(t.hints[h]) + "' " + std::to_string(h);
   for (std::size_t r = 0; r < t.runtime.size(); ++r) xlabels += (r ? ", " : "") + std::string("'") + std::to_string(t.runtime[r]) + "' " + std::to_string(r);
-  const std::string script = path + ".gp";
+  const std::string script = scratch.script();
   std::ofstream gp(script);
   gp << "set terminal pngcairo size 1100,480 noenhanced\nset output '" << path << "'\n"
      << "set multiplot layout 1,2 title '" << title << ": time / best at that size'\n"

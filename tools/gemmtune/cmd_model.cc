@@ -96,7 +96,9 @@ nlohmann::json point_json(const EvalPoint& p) {
 }
 
 Status plot(const ModelEval& eval, const std::string& path, const std::string& title) {
-  const std::string data = path + ".dat";
+  PlotScratch scratch;
+  GEMMTUNE_RETURN_IF_ERROR(scratch.status());
+  const std::string data = scratch.data();
   std::ofstream out(data);
   if (!out) return Status(ErrorCode::io_error, "cannot write " + data);
   out << "# k quality_geomean quality_min time_fraction\n";
@@ -107,7 +109,7 @@ Status plot(const ModelEval& eval, const std::string& path, const std::string& t
     out << p.k << ' ' << p.quality_geomean << ' ' << p.quality_min << ' ' << p.time_fraction << '\n';
   }
   out.close();
-  const std::string script = path + ".gp";
+  const std::string script = scratch.script();
   std::ofstream gp(script);
   // noenhanced: a device class such as cpu/avx512_bf16/2t is text, not "bf16" in subscript.
   gp << "set terminal pngcairo size 900,520 noenhanced\nset output '" << path << "'\n"

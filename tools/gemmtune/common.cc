@@ -140,6 +140,21 @@ Status replace_file(const std::string& path, const std::string& text) {
   return Status::ok();
 }
 
+PlotScratch::PlotScratch() {
+  const char* tmp = std::getenv("TMPDIR");
+  std::string pattern = std::string(tmp != nullptr && *tmp != 0 ? tmp : "/tmp") + "/gemmtune-plot-XXXXXX";
+  if (mkdtemp(pattern.data()) != nullptr) dir_ = pattern;
+}
+
+PlotScratch::~PlotScratch() {
+  std::error_code ignored;
+  if (!dir_.empty()) std::filesystem::remove_all(dir_, ignored);
+}
+
+Status PlotScratch::status() const {
+  return dir_.empty() ? Status(ErrorCode::io_error, "cannot make a scratch directory for the plot's data") : Status::ok();
+}
+
 Status run_gnuplot(const std::string& script_path) {
   const std::string command = "gnuplot '" + script_path + "' 2>&1";
   if (std::system(command.c_str()) != 0) {

@@ -43,6 +43,22 @@ std::vector<std::string> split_list(const std::string& list);
 // while writing, sees the old file or the new one whole, never half of one.
 Status replace_file(const std::string& path, const std::string& text);
 
+// Where a plot's data and gnuplot script go: a directory of their own, removed with the object,
+// so --plot FILE.png leaves the picture the user asked for and not gnuplot's inputs beside it.
+class PlotScratch {
+ public:
+  PlotScratch();
+  ~PlotScratch();
+  PlotScratch(const PlotScratch&) = delete;
+  PlotScratch& operator=(const PlotScratch&) = delete;
+  Status status() const;  // io_error when the directory could not be made
+  std::string data() const { return dir_ + "/plot.dat"; }
+  std::string script() const { return dir_ + "/plot.gp"; }
+
+ private:
+  std::string dir_;
+};
+
 // Runs gnuplot on a script; unavailable when it fails (or is not installed).
 Status run_gnuplot(const std::string& script_path);
 
