@@ -1,8 +1,9 @@
 // How fast B of an nn product (k × n, row-major, ldb = n) can be packed into the packed
-// kernel's NR-wide micro-panels, in three orders. The packed kernel packs one micro-panel at a
-// time: NR floats from each of kc rows that lie ldb floats apart, a stride the hardware
-// prefetchers do not follow once ldb is some KiB (on Zen 3, 64 × 6144 × 4096 nn spent ~38 % of
-// the kernel in that loop: bench/results/2026-11-27-cpu-amd-zen3.md).
+// kernel's NR-wide micro-panels, in three orders and at any block shape. On Zen 3,
+// 64 × 6144 × 4096 nn spent ~38 % of the kernel in B's pack. This probe found the order
+// matters little and the block's shape a lot: whole rows into an L2-sized buffer pack at the
+// read bandwidth, the kernel's 512 × 512 block at a third
+// (bench/results/2026-11-27-cpu-amd-zen3.md).
 //   panel:          each micro-panel in turn, row by row (the packed kernel's order);
 //   panel+prefetch: the same, fetching the row `distance` rows ahead (DRAM's latency takes
 //                   a few dozen lines in flight);
