@@ -18,6 +18,7 @@
 #include "gemmtune/problem.h"
 #include "gemmtune/status.h"
 #include "gemmtune/sweep.h"
+#include "gemmtune/tuning_options.h"
 
 namespace gemmtune {
 
@@ -70,6 +71,8 @@ struct ModelInfo {
   int fast_top_k = 0;
   double fast_fit_quality = 0;
   double fast_fit_time_fraction = 0;
+  // The k `--fast` times with this model: the fitted one, else kFastTopK.
+  int fast_k() const { return fast_top_k > 0 ? fast_top_k : kFastTopK; }
   bool operator==(const ModelInfo&) const = default;
 };
 

@@ -23,8 +23,8 @@ struct FastTopKFit {
 // both halves within kFastFitTimeCap of the exhaustive tuning time; where no k reaches it, the
 // smallest k within kFastFitQualityTolerance of the best quality within the cap. A model
 // trained on half the data ranks worse than the whole model, so the k fitted errs on the large
-// side. Not fitted (k = 0) where the shapes are
-// fewer than kFastFitMinShapes or no k keeps within the cap.
+// side. Not fitted (k = 0) where the shapes are fewer than kFastFitMinShapes or no k keeps
+// within the cap.
 Result<FastTopKFit> fit_fast_top_k(const std::vector<SweepData>& sweeps, const TrainOptions& options);
 // The rule alone, on the two halves' curves (points of equal index are of one k).
 FastTopKFit choose_fast_top_k(const std::vector<EvalPoint>& half_a, const std::vector<EvalPoint>& half_b);

@@ -180,8 +180,7 @@ ChoiceSelection select_choices(const Problem& problem, const DeviceInfo& device,
   if (top_k && fallback.empty()) {
     std::string why;
     int families_added = 0;
-    const int fitted = options.model->info().fast_top_k;
-    const int k = options.benchmark.model_k && fitted > 0 ? fitted : options.benchmark.top_k;
+    const int k = options.benchmark.model_k ? options.model->info().fast_k() : options.benchmark.top_k;
     if (rank_with_model(*options.model, problem, backends, offered, k, out, families_added, why)) {
       out.note = "cost model: top " + std::to_string(k) + " of " +
                  std::to_string(count(out.configs) + out.reserve.size()) + " choices of the " +

@@ -140,8 +140,7 @@ int eval(const Args& args) {
                                  : find_cost_model(data->meta.device, data->meta.backend_versions);
   if (!model.is_ok()) return fail(model.status());
   // Without --top-k, the k that --fast times with this model.
-  const int fitted = (*model)->info().fast_top_k;
-  const std::int64_t k = args.has("top-k") || fitted <= 0 ? *given_k : fitted;
+  const std::int64_t k = args.has("top-k") ? *given_k : (*model)->info().fast_k();
   auto result = evaluate_cost_model(**model, *data, int(k), int(*curve), transfer);
   if (!result.is_ok()) return fail(result.status());
   const EvalPoint& at = result->at_k;
@@ -220,7 +219,7 @@ int info(const Args& args, const std::string& path) {
                         {"rounds", info->params.rounds},
                         {"max_depth", info->params.max_depth},
                         {"created_unix", info->created_unix},
-                        {"fast_top_k", info->fast_top_k > 0 ? info->fast_top_k : kFastTopK},
+                        {"fast_top_k", info->fast_k()},
                         {"fast_top_k_fitted", info->fast_top_k > 0},
                         {"fast_fit_quality", info->fast_fit_quality},
                         {"fast_fit_time_fraction", info->fast_fit_time_fraction},
