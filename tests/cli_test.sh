@@ -124,6 +124,12 @@ d = json.load(open(sys.argv[1]))
 assert d["layout"] == "nt" and d["hints"] == [8, 32] and d["runtime"] == [8, 16, 32], d
 assert len(d["before"]) == 2 and len(d["after"]) == 2 and all(len(row) == 3 for row in d["before"] + d["after"])
 assert len(d["best"]) == 3 and all(t is not None and t > 0 for t in d["best"])
+# Each after cell names the hints of the sub-kernel that served it, before and after the revisit.
+for key in ("routed_first", "routed_after"):
+    assert len(d[key]) == 2 and all(len(row) == 3 for row in d[key]), d[key]
+    for row in d[key]:
+        for cell in row:
+            assert cell and set(int(h) for h in cell.split("+")) <= {8, 32}, cell
 ' "$tmp/hints.json"; then ok "hints-table --layout nt --json"; else bad "hints-table --layout nt ($(tail -3 "$tmp/err"))"; fi
 expect_fail "hints-table bad layout" "--layout: unknown layout 'nx'" hints-table --hints 8 --layout nx
 

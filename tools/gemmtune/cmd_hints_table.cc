@@ -43,7 +43,20 @@ struct Table {
   std::vector<std::vector<double>> before, after;  // [hint][runtime], ms
   std::vector<double> best;                          // [runtime], ms
   std::vector<std::string> best_pick;
+  // [hint][runtime]: the hints whose sub-kernel served the op's cell ("256+1024" where two hints
+  // picked one config), routed before the timing and serving after it (the revisit, at the
+  // first timed call, may change it). An "after" cell then says whether the route or the
+  // kernel's reading is what sets it apart from "best".
+  std::vector<std::vector<std::string>> routed_first, routed_after;
 };
+
+// The hints of an op's sub-kernel, "256+1024".
+std::string sub_kernel_hints(const GemmOp& op, int index) {
+  if (index < 0 || std::size_t(index) >= op.sub_kernels().size()) return "tuned";
+  std::string text;
+  for (std::int64_t h : op.sub_kernels()[std::size_t(index)].hints) text += (text.empty() ? "" : "+") + std::to_string(h);
+  return text;
+}
 
 std::string format_row(const std::string& label, const std::vector<double>& ms) {
   std::string row = label;
@@ -263,6 +276,8 @@ int run_hints_table(int argc, char** argv) {
   const std::size_t hint_count = table.hints.size();
   table.before.assign(hint_count, std::vector<double>(table.runtime.size(), kCannotRun));
   table.after.assign(hint_count, std::vector<double>(table.runtime.size(), kCannotRun));
+  table.routed_first.assign(hint_count, std::vector<std::string>(table.runtime.size()));
+  table.routed_after = table.routed_first;
   for (std::size_t ri = 0; ri < table.runtime.size(); ++ri) {
     const std::int64_t r = table.runtime[ri];
     std::fprintf(stderr, "timing size %lld: best, %zu before, %zu after, interleaved\n", (long long)r, hint_count,
@@ -287,8 +302,9 @@ int run_hints_table(int argc, char** argv) {
     const std::size_t first_after = timed.size();
     for (std::size_t h = 0; h < hint_count; ++h) {
       // Routed first (untimed), as a program's first call of the shape would be.
-      Status routed = ops[h]->route(d[0], d[1], d[2]).status();
-      if (!routed.is_ok()) return fail(routed);
+      auto routed = ops[h]->route(d[0], d[1], d[2]);
+      if (!routed.is_ok()) return fail(routed.status());
+      table.routed_first[h][ri] = sub_kernel_hints(*ops[h], *routed);
       op_kernels.push_back(std::make_unique<OpKernel>(*ops[h], d[0], d[1], d[2]));
       timed.push_back(op_kernels.back().get());
     }
@@ -301,6 +317,9 @@ int run_hints_table(int argc, char** argv) {
     for (std::size_t h = 0; h < hint_count; ++h) {
       if (before_slot[h] >= 0) table.before[h][ri] = ms(std::size_t(before_slot[h]));
       table.after[h][ri] = ms(first_after + h);
+      auto serving = ops[h]->route(d[0], d[1], d[2]);
+      if (!serving.is_ok()) return fail(serving.status());
+      table.routed_after[h][ri] = sub_kernel_hints(*ops[h], *serving);
     }
   }
 
@@ -315,6 +334,7 @@ int run_hints_table(int argc, char** argv) {
                           {"after", table.after},     {"best", table.best},       {"best_pick", table.best_pick},
                           {"route", route->to_string()}, {"dtype", dtype_name(*dtype)},
                           {"layout", layout},
+                          {"routed_first", table.routed_first}, {"routed_after", table.routed_after},
                           {"device", device_json((*session)->device())}, {"unit", "ms"},
                           {"null", "the hint's kernel cannot run that size"}};
     std::cout << out.dump(2) << "\n";
@@ -336,6 +356,18 @@ int run_hints_table(int argc, char** argv) {
     std::cout << format_row(cell, table.after[h]);
   }
   std::cout << format_row("best               ", table.best);
+  std::cout << "after: the hints whose kernel served each cell (first route -> after the revisit)\n";
+  for (std::size_t h = 0; h < table.hints.size(); ++h) {
+    std::snprintf(cell, sizeof cell, "route:  %-11lld", (long long)table.hints[h]);
+    std::string row = cell;
+    for (std::size_t r = 0; r < table.runtime.size(); ++r) {
+      const std::string& first = table.routed_first[h][r];
+      const std::string& after = table.routed_after[h][r];
+      std::snprintf(cell, sizeof cell, " %10s", (first == after ? after : first + ">" + after).c_str());
+      row += cell;
+    }
+    std::cout << row << "\n";
+  }
   return kExitOk;
 }
 
