@@ -133,8 +133,12 @@ class CostModel {
 // first model of another device of that class whose own backends' versions match stands in
 // (its info().device says so): on the Intel Emerald Rapids VM the Zen 5 VM's model ranked
 // held-out shapes to 0.966 of the exhaustive best at k = 5, its own model to 0.970
-// (bench/results/2026-11-27-cpu-intel-xeon-processor-model-eval.md). Otherwise
-// not_found, listing what was looked at and why each was not taken.
+// (bench/results/2026-11-27-cpu-intel-xeon-processor-model-eval.md). Where the class has none
+// either, the model of the nearest other CPU class stands in (the nearest thread count, then the
+// nearest ISA level), and the session times twice its k: on three classes' held-out sweeps that
+// ranked to 0.962-0.983 of the exhaustive best at 7.5-12.4 % of its tuning time, where without
+// a model `--fast` times the default space in full (bench/results/2026-11-29e-cpu-intel-emr-2t.md).
+// Otherwise not_found, listing what was looked at and why each was not taken.
 Result<std::shared_ptr<const CostModel>> find_cost_model(const std::string& device,
                                                          const std::map<std::string, std::string>& versions,
                                                          const std::string& device_class = "");

@@ -35,7 +35,8 @@ struct BenchmarkSpace {
 Result<BenchmarkSpace> parse_benchmark_space(std::string_view text);
 
 // `--fast`: the exhaustive space searched, the cost model's top k timed: the k fitted to the
-// model when it was trained (5 on the Zen 3 VM, 15 on the 16-core Intel host), else kFastTopK,
+// model when it was trained (5 on the Zen 3 and Emerald Rapids VMs, 15 on the 16-core Intel
+// host; twice it for a model of another class, find_cost_model), else kFastTopK,
 // where the 2-core VMs' models reached 0.97 of the exhaustive best at under a tenth of its
 // tuning time (bench/results/, docs/lut-and-model.md).
 inline constexpr int kFastTopK = 5;

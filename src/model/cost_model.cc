@@ -8,6 +8,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -88,6 +89,33 @@ std::string version_mismatch(const ModelInfo& info, const std::map<std::string, 
     }
   }
   return "";
+}
+
+// How far apart two CPU classes ("cpu/<isa>/<n>t") are, for a model of one standing in on the
+// other: first the thread counts (|log2| of their ratio), then the ISA levels. On the held-out
+// sweeps of three classes a model sharing the thread count or the ISA ranked to 0.95-0.97 of the
+// exhaustive best at k = 5, one sharing neither to 0.90-0.91, and the Zen 3 model (avx2, 2
+// threads) served the Emerald Rapids VM (avx512_bf16, 2 threads) better than the 16-thread
+// Xeon's (avx512_bf16): 0.974 against 0.962 (bench/results/2026-11-29e-cpu-intel-emr-2t.md).
+// nullopt where either is not a CPU class.
+std::optional<std::pair<double, int>> cpu_class_distance(const std::string& a, const std::string& b) {
+  auto parts = [](const std::string& device_class) -> std::optional<std::pair<int, int>> {
+    const std::size_t isa_end = device_class.find('/', 4);
+    if (device_class.rfind("cpu/", 0) != 0 || isa_end == std::string::npos || device_class.back() != 't') {
+      return std::nullopt;
+    }
+    const std::string isa = device_class.substr(4, isa_end - 4);
+    int level = -1;
+    for (int i = 0; cpu_isa_name(i) != "?"; ++i) {
+      if (cpu_isa_name(i) == isa) level = i;
+    }
+    const int threads = std::atoi(device_class.c_str() + isa_end + 1);
+    if (level < 0 || threads <= 0) return std::nullopt;
+    return std::pair{level, threads};
+  };
+  const auto pa = parts(a), pb = parts(b);
+  if (!pa || !pb) return std::nullopt;
+  return std::pair{std::fabs(std::log2(double(pa->second) / double(pb->second))), std::abs(pa->first - pb->first)};
 }
 
 }  // namespace
@@ -281,9 +309,11 @@ Result<std::shared_ptr<const CostModel>> find_cost_model(const std::string& fing
                                                          const std::map<std::string, std::string>& versions,
                                                          const std::string& device_class) {
   std::string seen;
-  // The first model of another device of this class whose own backends' versions match: loaded
-  // only where no model of this device is found.
-  std::string of_class;
+  // Loaded only where no model of this device is found: the first model of another device of
+  // this class whose own backends' versions match, else the one of the nearest other CPU class
+  // (cpu_class_distance).
+  std::string of_class, of_nearest_class;
+  std::optional<std::pair<double, int>> nearest;
   for (const std::filesystem::path& dir : model_dirs()) {
     std::error_code ec;
     std::vector<std::filesystem::path> files;
@@ -296,10 +326,19 @@ Result<std::shared_ptr<const CostModel>> find_cost_model(const std::string& fing
       if (!info.is_ok()) continue;  // not a model (or a damaged one): never ours
       if (info->device != fingerprint) {
         seen += "\n  " + file.string() + ": trained on '" + info->device + "'";
-        if (of_class.empty() && !device_class.empty() && info->device_class == device_class) {
-          const std::string mismatch = version_mismatch(*info, versions, true);
-          if (mismatch.empty()) of_class = file.string();
-          else seen += " (trained on " + mismatch + ")";
+        if (device_class.empty()) continue;
+        const auto distance = cpu_class_distance(info->device_class, device_class);
+        const bool wanted = info->device_class == device_class ? of_class.empty()
+                                                               : distance && (!nearest || *distance < *nearest);
+        if (!wanted) continue;
+        const std::string mismatch = version_mismatch(*info, versions, true);
+        if (!mismatch.empty()) {
+          seen += " (trained on " + mismatch + ")";
+        } else if (info->device_class == device_class) {
+          of_class = file.string();
+        } else {
+          of_nearest_class = file.string();
+          nearest = distance;
         }
         continue;
       }
@@ -309,10 +348,11 @@ Result<std::shared_ptr<const CostModel>> find_cost_model(const std::string& fing
       seen += "\n  " + file.string() + ": " + usable.message();
     }
   }
-  if (!of_class.empty()) {
-    auto model = CostModel::load(of_class);
+  for (const std::string& stand_in : {of_class, of_nearest_class}) {
+    if (stand_in.empty()) continue;
+    auto model = CostModel::load(stand_in);
     if (model.is_ok()) return model;
-    seen += "\n  " + of_class + ": " + model.status().message();
+    seen += "\n  " + stand_in + ": " + model.status().message();
   }
   std::string dirs;
   for (const auto& dir : model_dirs()) dirs += (dirs.empty() ? "" : ", ") + dir.string();

@@ -45,9 +45,23 @@ void load_lut_and_model(SessionOptions& options, const DeviceInfo& device, const
                                             : load_cost_model_for(options.model_path, device, versions);
     if (model.is_ok()) {
       options.tuning.model = *model;
-      if ((*model)->info().device != device.fingerprint()) {
+      const ModelInfo& info = (*model)->info();
+      if (info.device_class != device.device_class()) {
+        // A model of another class ranks less well than on its own (0.95-0.97 of the exhaustive
+        // best at its k where it shares the ISA or the thread count, 0.96-0.98 at twice it;
+        // bench/results/2026-11-29e-cpu-intel-emr-2t.md): `--fast` times twice its k.
+        std::string k_note;
+        if (options.tuning.benchmark.model_k) {
+          options.tuning.benchmark = BenchmarkSpace{2 * info.fast_k(), /*model_k=*/false};
+          k_note = "; --fast times its top " + std::to_string(options.tuning.benchmark.top_k) +
+                   ", twice the k fitted on its own class";
+        }
+        warn_once("cost model: none was trained on this device or its class (" + device.device_class() +
+                  "); the one of the nearest class, " + info.device_class + " ('" + info.device +
+                  "'), ranks the choices instead" + k_note);
+      } else if (info.device != device.fingerprint()) {
         warn_once("cost model: none was trained on this device; the one of another " + device.device_class() +
-                  " device ('" + (*model)->info().device + "') ranks the choices instead");
+                  " device ('" + info.device + "') ranks the choices instead");
       }
     } else {
       warn_once("cost model not used: " + model.status().message() + "; benchmark " +

@@ -122,6 +122,17 @@ if json "$tmp/devices.json" 'assert d["cost_model"]' 2>/dev/null; then
      json "$tmp/other.json" 'assert "without a usable cost model" in d["selection"]'; then
     ok "a model of another device is reported and not used"; else bad "other device ($(cat "$tmp/err"))"; fi
   expect "eval of a model on data of another device" 1 "was trained on device" model eval --data "$tmp/heldout.csv" --model "$tmp/other-model.json"
+  # Where neither this device nor its class has a model, the one of the nearest CPU class stands
+  # in, says so, and --fast times twice its k (5 unfitted: 10).
+  sed -e '2s/"device":"cpu|/"device":"cpu|Far|/' -e '2s/"device_class":"[^"]*"/"device_class":"cpu\/generic\/64t"/' \
+    "$tmp/train.csv" >"$tmp/far.csv"
+  mkdir -p "$tmp/far-models"
+  "$CLI" model train --data "$tmp/far.csv" --out "$tmp/far-models/far.json" --rounds 5 2>/dev/null
+  GEMMTUNE_MODEL_DIR="$tmp/far-models" "$CLI" tune --m 20 --n 30 --k 40 --fast --backends cpu,openblas --json $TIMING \
+    >"$tmp/far.json" 2>"$tmp/err"
+  if grep -q "the one of the nearest class, cpu/generic/64t" "$tmp/err" && grep -q "top 10, twice the k" "$tmp/err" &&
+     json "$tmp/far.json" 'assert "cost model: top 10" in d["selection"], d["selection"]'; then
+    ok "a model of the nearest class stands in, at twice its k"; else bad "nearest class ($(cat "$tmp/err"))"; fi
   printf 'garbage' >"$tmp/garbage.json"
   expect "a damaged model file" 1 "not valid JSON" model eval --data "$tmp/heldout.csv" --model "$tmp/garbage.json"
 else

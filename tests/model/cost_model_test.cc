@@ -318,7 +318,7 @@ TEST_F(CostModelTest, TheShippedModelIsFoundByItsDevice) {
 }
 
 // Where no model was trained on this device, one of another device of its class stands in, if
-// gemmtune's own backends are at the versions it was trained on; not one of another class.
+// gemmtune's own backends are at the versions it was trained on (else one of the nearest class).
 TEST_F(CostModelTest, AModelOfAnotherDeviceOfTheClassStandsInWhereNoneWasTrainedOnThisOne) {
   TempDir dir;
   ASSERT_TRUE(model_->save(dir.file("mine.json")).is_ok());
@@ -332,10 +332,44 @@ TEST_F(CostModelTest, AModelOfAnotherDeviceOfTheClassStandsInWhereNoneWasTrained
   ASSERT_TRUE(same_class.is_ok()) << same_class.status().message();
   EXPECT_EQ((*same_class)->info().device, kDevice) << "it says where it was trained";
   EXPECT_EQ(no_class_given.status().code(), ErrorCode::not_found);
-  EXPECT_EQ(other_class.status().code(), ErrorCode::not_found);
+  ASSERT_TRUE(other_class.is_ok()) << "the nearest class's model: " << other_class.status().message();
+  EXPECT_EQ((*other_class)->info().device_class, "cpu/avx2/2t");
   ASSERT_EQ(own_backend_changed.status().code(), ErrorCode::not_found);
   EXPECT_NE(own_backend_changed.status().message().find("alpha version 1"), std::string::npos)
       << own_backend_changed.status().message();
+}
+
+// Where neither the device nor its class has a model, the nearest CPU class's stands in: the
+// nearest thread count first, then the nearest ISA level; never for a GPU, never one whose own
+// backends changed.
+TEST_F(CostModelTest, TheNearestCpuClassStandsInWhereTheClassHasNoModel) {
+  TempDir dir;
+  for (const char* device_class : {"cpu/avx512_bf16/16t", "cpu/avx2/2t", "cpu/avx512_bf16/2t"}) {
+    SweepData data = synthetic_sweep(std::string("cpu|Trained|") + device_class, 0, 30);
+    data.meta.device_class = device_class;
+    auto trained = CostModel::train({data}, {"s.csv"}, small_training(), false);
+    ASSERT_TRUE(trained.is_ok()) << trained.status().message();
+    std::string name = device_class;
+    std::replace(name.begin(), name.end(), '/', '-');
+    ASSERT_TRUE((*trained)->save(dir.file(name + ".json")).is_ok());
+  }
+  setenv("GEMMTUNE_MODEL_DIR", dir.path().c_str(), 1);
+  const std::map<std::string, std::string> versions = {{"alpha", "1"}};
+  auto four_threads = find_cost_model("cpu|New|4t", versions, "cpu/avx512_bf16/4t");
+  auto avx2_many = find_cost_model("cpu|New|16t", versions, "cpu/avx2/16t");
+  auto avx512_one = find_cost_model("cpu|New|1t", versions, "cpu/avx512/1t");
+  auto gpu = find_cost_model("cuda|New", versions, "cuda/sm_80/108sm");
+  auto changed = find_cost_model("cpu|New|4t", {{"alpha", "2"}}, "cpu/avx512_bf16/4t");
+  unsetenv("GEMMTUNE_MODEL_DIR");
+  ASSERT_TRUE(four_threads.is_ok()) << four_threads.status().message();
+  EXPECT_EQ((*four_threads)->info().device_class, "cpu/avx512_bf16/2t") << "2 threads are nearer than 16; then the ISA";
+  ASSERT_TRUE(avx2_many.is_ok()) << avx2_many.status().message();
+  EXPECT_EQ((*avx2_many)->info().device_class, "cpu/avx512_bf16/16t") << "the thread count before the ISA";
+  ASSERT_TRUE(avx512_one.is_ok()) << avx512_one.status().message();
+  EXPECT_EQ((*avx512_one)->info().device_class, "cpu/avx2/2t") << "avx2 is one level from avx512, avx512_bf16 two";
+  EXPECT_EQ(gpu.status().code(), ErrorCode::not_found);
+  ASSERT_EQ(changed.status().code(), ErrorCode::not_found);
+  EXPECT_NE(changed.status().message().find("alpha version 1"), std::string::npos) << changed.status().message();
 }
 
 // The shipped Zen 3 model stands in for another CPU of its class whose OpenBLAS picked other
