@@ -356,7 +356,7 @@ int run_hints_table(int argc, char** argv) {
     std::cout << format_row(cell, table.after[h]);
   }
   std::cout << format_row("best               ", table.best);
-  std::cout << "after: the hints whose kernel served each cell (first route -> after the revisit)\n";
+  std::cout << "after: the hints whose kernel served each cell (a>b: routed to a, then to b at the revisit)\n";
   for (std::size_t h = 0; h < table.hints.size(); ++h) {
     std::snprintf(cell, sizeof cell, "route:  %-11lld", (long long)table.hints[h]);
     std::string row = cell;
