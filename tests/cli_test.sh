@@ -90,6 +90,12 @@ for s in d["shapes"]:
     # Four rounds of the best peer against Session::gemm: quartiles around the median.
     r = s["best_peer"]["ratio_by_round"]
     assert 0 < r["q1"] <= r["median"] <= r["q3"], r
+    # The ratios are read round by round: the best peer ratio is that median, and the lowest
+    # of the peers (the best peer is the one that reads fastest against Session::gemm).
+    assert abs(s["best_peer"]["ratio"] - r["median"]) < 1e-12, (s["best_peer"], r)
+    assert s["best_peer"]["ratio_of_medians"] > 0, s["best_peer"]
+    ran = [p["ratio"] for p in s["peers"].values() if p["time_us"] is not None]
+    assert s["best_peer"]["ratio"] == min(ran), (s["best_peer"], ran)
     # oneDNN per call is its sgemm (kernel=sgemm); OpenBLAS has no other way to be called.
     assert s["peers"]["onednn"]["per_call_config"].endswith("kernel=sgemm"), s
     assert s["peers"]["openblas"]["per_call_time_us"] > 0, s
@@ -124,6 +130,12 @@ d = json.load(open(sys.argv[1]))
 assert d["layout"] == "nt" and d["hints"] == [8, 32] and d["runtime"] == [8, 16, 32], d
 assert len(d["before"]) == 2 and len(d["after"]) == 2 and all(len(row) == 3 for row in d["before"] + d["after"])
 assert len(d["best"]) == 3 and all(t is not None and t > 0 for t in d["best"])
+# Each cell over "best" round by round: a ratio per cell that has a time, null where none.
+for times, ratios in ((d["before"], d["before_ratio"]), (d["after"], d["after_ratio"])):
+    assert len(ratios) == 2 and all(len(row) == 3 for row in ratios), ratios
+    for trow, rrow in zip(times, ratios):
+        for t, r in zip(trow, rrow):
+            assert (t is None) == (r is None) and (r is None or 0 < r < 100), (t, r)
 # Each after cell names the hints of the sub-kernel that served it, before and after the revisit.
 for key in ("routed_first", "routed_after"):
     assert len(d[key]) == 2 and all(len(row) == 3 for row in d[key]), d[key]

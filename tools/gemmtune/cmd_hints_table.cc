@@ -1,7 +1,7 @@
 // gemmtune hints-table: the table of Inductor's multi-kernel work. "before": a kernel tuned for
 // one hint alone, run at every runtime size; "after": the multi-kernel op (one sub-kernel per
 // hint, shapes routed), run at every runtime size; "best": what a full tuning of each runtime
-// size reaches. Times in ms.
+// size reaches. Times in ms, and each cell over "best" round by round.
 #include <unistd.h>
 
 #include <algorithm>
@@ -42,6 +42,12 @@ struct Table {
   std::vector<std::int64_t> hints, runtime;
   std::vector<std::vector<double>> before, after;  // [hint][runtime], ms
   std::vector<double> best;                          // [runtime], ms
+  // [hint][runtime]: the cell's time over "best"'s in each round of their interleaved run, the
+  // median. The ratio of two medians carries whatever the machine did between the two samples
+  // of a round; the round's own ratio cancels it. On the 2-core VM, two instances of one kernel
+  // read 0.73-1.47 apart as medians and 0.95-1.07 by round in 60 runs (bench/results/
+  // 2026-11-29f-cpu-aa-noise.md). What the table's ratios, its plot and `--json` report.
+  std::vector<std::vector<double>> before_ratio, after_ratio;
   std::vector<std::string> best_pick;
   // [hint][runtime]: the hints whose sub-kernel served the op's cell ("256+1024" where two hints
   // picked one config), routed before the timing and serving after it (the revisit, at the
@@ -54,7 +60,10 @@ struct Table {
 std::string sub_kernel_hints(const GemmOp& op, int index) {
   if (index < 0 || std::size_t(index) >= op.sub_kernels().size()) return "tuned";
   std::string text;
-  for (std::int64_t h : op.sub_kernels()[std::size_t(index)].hints) text += (text.empty() ? "" : "+") + std::to_string(h);
+  for (std::int64_t h : op.sub_kernels()[std::size_t(index)].hints) {
+    if (!text.empty()) text += '+';
+    text += std::to_string(h);
+  }
   return text;
 }
 
@@ -89,10 +98,9 @@ Status write_plot(const Table& t, const std::string& path, const std::string& ti
   // colour scale, from 1 to the larger table's worst cell: with a scale each, 1.07x after was
   // as red as 4.00x before.
   double worst = 1;
-  for (const auto* rows : {&t.before, &t.after}) {
+  for (const auto* rows : {&t.before_ratio, &t.after_ratio}) {
     for (const auto& row : *rows) {
-      for (std::size_t r = 0; r < t.runtime.size() && r < row.size(); ++r) {
-        const double ratio = row[r] / t.best[r];
+      for (double ratio : row) {
         if (std::isfinite(ratio)) worst = std::max(worst, ratio);
       }
     }
@@ -101,10 +109,10 @@ Status write_plot(const Table& t, const std::string& path, const std::string& ti
   // of the best (the timing's noise) reads green rather than spreading its noise over the colours.
   worst = std::max(worst, 1.25);
   for (int table = 0; table < 2; ++table) {
-    const auto& rows = table == 0 ? t.before : t.after;
+    const auto& rows = table == 0 ? t.before_ratio : t.after_ratio;
     for (std::size_t h = 0; h < rows.size(); ++h) {
       for (std::size_t r = 0; r < t.runtime.size(); ++r) {
-        const double ratio = rows[h][r] / t.best[r];
+        const double ratio = rows[h][r];
         out << r << ' ' << h << ' ';
         if (std::isnan(ratio)) {
           out << "NaN\n";  // gnuplot leaves it blank
@@ -276,6 +284,8 @@ int run_hints_table(int argc, char** argv) {
   const std::size_t hint_count = table.hints.size();
   table.before.assign(hint_count, std::vector<double>(table.runtime.size(), kCannotRun));
   table.after.assign(hint_count, std::vector<double>(table.runtime.size(), kCannotRun));
+  table.before_ratio = table.before;
+  table.after_ratio = table.after;
   table.routed_first.assign(hint_count, std::vector<std::string>(table.runtime.size()));
   table.routed_after = table.routed_first;
   for (std::size_t ri = 0; ri < table.runtime.size(); ++ri) {
@@ -313,10 +323,18 @@ int run_hints_table(int argc, char** argv) {
       if (!stat.is_ok()) return fail(stat.status());
     }
     auto ms = [&](std::size_t slot) { return stats[slot]->median_us / 1000.0; };
+    auto over_best = [&](std::size_t slot) {
+      const std::vector<double> ratios = ratios_by_round(stats[slot]->sample_us, stats[0]->sample_us);
+      return ratios.empty() ? kCannotRun : median_of(ratios);
+    };
     table.best.push_back(ms(0));
     for (std::size_t h = 0; h < hint_count; ++h) {
-      if (before_slot[h] >= 0) table.before[h][ri] = ms(std::size_t(before_slot[h]));
+      if (before_slot[h] >= 0) {
+        table.before[h][ri] = ms(std::size_t(before_slot[h]));
+        table.before_ratio[h][ri] = over_best(std::size_t(before_slot[h]));
+      }
       table.after[h][ri] = ms(first_after + h);
+      table.after_ratio[h][ri] = over_best(first_after + h);
       auto serving = ops[h]->route(d[0], d[1], d[2]);
       if (!serving.is_ok()) return fail(serving.status());
       table.routed_after[h][ri] = sub_kernel_hints(*ops[h], *serving);
@@ -332,6 +350,7 @@ int run_hints_table(int argc, char** argv) {
   if (args->flag("json")) {
     nlohmann::json out = {{"hints", table.hints},     {"runtime", table.runtime}, {"before", table.before},
                           {"after", table.after},     {"best", table.best},       {"best_pick", table.best_pick},
+                          {"before_ratio", table.before_ratio}, {"after_ratio", table.after_ratio},
                           {"route", route->to_string()}, {"dtype", dtype_name(*dtype)},
                           {"layout", layout},
                           {"routed_first", table.routed_first}, {"routed_after", table.routed_after},
@@ -346,16 +365,20 @@ int run_hints_table(int argc, char** argv) {
     std::snprintf(cell, sizeof cell, " %10s", ("run " + std::to_string(r)).c_str());
     header += cell;
   }
+  // The "before" rows, then the "after" rows, of times or of ratios.
+  auto print_rows = [&](const std::vector<std::vector<double>>& before, const std::vector<std::vector<double>>& after) {
+    for (const auto* rows : {&before, &after}) {
+      for (std::size_t h = 0; h < table.hints.size(); ++h) {
+        std::snprintf(cell, sizeof cell, "%-8s%-11lld", rows == &before ? "before:" : "after:", (long long)table.hints[h]);
+        std::cout << format_row(cell, (*rows)[h]);
+      }
+    }
+  };
   std::cout << title << " (ms)\n" << header << "\n";
-  for (std::size_t h = 0; h < table.hints.size(); ++h) {
-    std::snprintf(cell, sizeof cell, "before: %-11lld", (long long)table.hints[h]);
-    std::cout << format_row(cell, table.before[h]);
-  }
-  for (std::size_t h = 0; h < table.hints.size(); ++h) {
-    std::snprintf(cell, sizeof cell, "after:  %-11lld", (long long)table.hints[h]);
-    std::cout << format_row(cell, table.after[h]);
-  }
+  print_rows(table.before, table.after);
   std::cout << format_row("best               ", table.best);
+  std::cout << "over best, round by round (the median of each round's ratio)\n";
+  print_rows(table.before_ratio, table.after_ratio);
   std::cout << "after: the hints whose kernel served each cell (a>b: routed to a, then to b at the revisit)\n";
   for (std::size_t h = 0; h < table.hints.size(); ++h) {
     std::snprintf(cell, sizeof cell, "route:  %-11lld", (long long)table.hints[h]);

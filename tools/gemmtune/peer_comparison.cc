@@ -26,6 +26,13 @@ const ChoiceReport* tuning_runner_up(const std::vector<ChoiceReport>& finalists,
 
 }  // namespace
 
+double paired_ratio(const std::vector<double>& rounds_us, double median_us, const std::vector<double>& anchor_rounds_us,
+                    double anchor_median_us) {
+  const std::vector<double> ratios = ratios_by_round(rounds_us, anchor_rounds_us);
+  if (!ratios.empty()) return median_of(ratios);
+  return anchor_median_us > 0 ? median_us / anchor_median_us : -1;
+}
+
 Result<ShapeComparison> compare_with_peers(Session& session, const Problem& problem,
                                            const std::vector<std::string>& peers, const TimingOptions& timing) {
   ShapeComparison out;
@@ -108,7 +115,11 @@ Result<ShapeComparison> compare_with_peers(Session& session, const Problem& prob
   if (!stats[0].is_ok()) return stats[0].status();
   out.gemmtune_us = stats[0]->median_us;
   out.gemmtune_rounds_us = stats[0]->sample_us;
-  auto faster = [](double best, double us) { return best < 0 || us < best; };
+  // A peer's time over Session::gemm's; the lower, the faster the peer.
+  auto over_gemm = [&](const TimingStats& s) {
+    return paired_ratio(s.sample_us, s.median_us, out.gemmtune_rounds_us, out.gemmtune_us);
+  };
+  auto faster = [](double best, double ratio) { return best < 0 || ratio < best; };
   const TimingStats* own = nullptr;
   for (std::size_t i = 0; i < timed.size(); ++i) {
     if (timed[i].role == Role::own && stats[i + 1].is_ok()) own = &*stats[i + 1];
@@ -124,7 +135,10 @@ Result<ShapeComparison> compare_with_peers(Session& session, const Problem& prob
     const Result<TimingStats>& s = stats[i + 1];
     switch (t.role) {
       case Role::own:
-        if (s.is_ok()) out.gemmtune_kernel_us = s->median_us;
+        if (s.is_ok()) {
+          out.gemmtune_kernel_us = s->median_us;
+          out.gemmtune_kernel_rounds_us = s->sample_us;
+        }
         out.pick_detail = t.kernel->detail();
         continue;
       case Role::own_copy:
@@ -141,20 +155,23 @@ Result<ShapeComparison> compare_with_peers(Session& session, const Problem& prob
       if (peer.time_us < 0 && peer.note.empty()) peer.note = s.status().message();
       continue;
     }
+    const double ratio = over_gemm(*s);
     if (t.first) {
       peer.default_us = s->median_us;
+      peer.default_ratio = ratio;
       peer.default_config = t.kernel->config().to_string();
-      peer.default_rounds_us = s->sample_us;
       peer.default_detail = t.kernel->detail();
     }
-    if (t.handle && faster(peer.time_us, s->median_us)) {
+    if (t.handle && faster(peer.ratio, ratio)) {
       peer.time_us = s->median_us;
+      peer.ratio = ratio;
       peer.config = t.kernel->config().to_string();
       peer.rounds_us = s->sample_us;
       peer.detail = t.kernel->detail();
     }
-    if (t.per_call && faster(peer.per_call_us, s->median_us)) {
+    if (t.per_call && faster(peer.per_call_ratio, ratio)) {
       peer.per_call_us = s->median_us;
+      peer.per_call_ratio = ratio;
       peer.per_call_config = t.kernel->config().to_string();
     }
   }
@@ -166,17 +183,24 @@ Result<ShapeComparison> compare_with_peers(Session& session, const Problem& prob
 
 namespace {
 
-// The fastest peer of a shape by one of its times (PeerTime::time_us: its fastest config;
-// PeerTime::per_call_us: its per-call configs); null when none could run it.
-const PeerTime* fastest_peer(const ShapeComparison& row, double PeerTime::*time) {
+// The fastest peer of a shape by one of its ratios to Session::gemm (PeerTime::ratio: its
+// fastest config; PeerTime::per_call_ratio: its per-call configs); null when none could run it.
+const PeerTime* fastest_peer(const ShapeComparison& row, double PeerTime::*ratio) {
   const PeerTime* best = nullptr;
   for (const PeerTime& peer : row.peers) {
-    if (peer.*time > 0 && (best == nullptr || peer.*time < best->*time)) best = &peer;
+    if (peer.*ratio > 0 && (best == nullptr || peer.*ratio < best->*ratio)) best = &peer;
   }
   return best;
 }
-const PeerTime* best_peer(const ShapeComparison& row) { return fastest_peer(row, &PeerTime::time_us); }
-const PeerTime* best_peer_per_call(const ShapeComparison& row) { return fastest_peer(row, &PeerTime::per_call_us); }
+const PeerTime* best_peer(const ShapeComparison& row) { return fastest_peer(row, &PeerTime::ratio); }
+const PeerTime* best_peer_per_call(const ShapeComparison& row) { return fastest_peer(row, &PeerTime::per_call_ratio); }
+
+// The best peer's fastest config over the pick's kernel called as a handle, round by round;
+// -1 without the handle's time.
+double best_over_kernel(const ShapeComparison& row, const PeerTime& best) {
+  if (row.gemmtune_kernel_us <= 0) return -1;
+  return paired_ratio(best.rounds_us, best.time_us, row.gemmtune_kernel_rounds_us, row.gemmtune_kernel_us);
+}
 
 // Per peer, and against the best peer of each shape, the ratios peer time / gemmtune time, in
 // the three pairings: Session::gemm against each peer's fastest config ("best_peer", the
@@ -188,14 +212,14 @@ std::map<std::string, std::vector<double>> ratios_by_peer(const std::vector<Shap
   for (const ShapeComparison& row : rows) {
     if (row.gemmtune_us <= 0) continue;
     for (const PeerTime& peer : row.peers) {
-      if (peer.time_us > 0) ratios[peer.backend].push_back(peer.time_us / row.gemmtune_us);
+      if (peer.ratio > 0) ratios[peer.backend].push_back(peer.ratio);
     }
     if (const PeerTime* best = best_peer(row)) {
-      ratios["best_peer"].push_back(best->time_us / row.gemmtune_us);
-      if (row.gemmtune_kernel_us > 0) ratios["best_peer_kernel"].push_back(best->time_us / row.gemmtune_kernel_us);
+      ratios["best_peer"].push_back(best->ratio);
+      if (const double kernel = best_over_kernel(row, *best); kernel > 0) ratios["best_peer_kernel"].push_back(kernel);
     }
     if (const PeerTime* best = best_peer_per_call(row)) {
-      ratios["best_peer_per_call"].push_back(best->per_call_us / row.gemmtune_us);
+      ratios["best_peer_per_call"].push_back(best->per_call_ratio);
     }
   }
   return ratios;
@@ -220,23 +244,23 @@ std::string comparison_table(const std::vector<ShapeComparison>& rows) {
     out += line;
     for (const PeerTime& peer : row.peers) {
       if (peer.time_us > 0) {
-        std::snprintf(line, sizeof line, " %12.2f %7.2fx", peer.time_us, peer.time_us / row.gemmtune_us);
+        std::snprintf(line, sizeof line, " %12.2f %7.2fx", peer.time_us, peer.ratio);
       } else {
         std::snprintf(line, sizeof line, " %12s %8s", "-", "-");
       }
       out += line;
     }
     if (const PeerTime* best = best_peer(row)) {
-      std::snprintf(line, sizeof line, "  %.2fx %s", best->time_us / row.gemmtune_us, best->backend.c_str());
+      std::snprintf(line, sizeof line, "  %.2fx %s", best->ratio, best->backend.c_str());
       out += line;
     }
     if (const PeerTime* best = best_peer_per_call(row)) {
-      std::snprintf(line, sizeof line, "  %.2fx %s", best->per_call_us / row.gemmtune_us, best->backend.c_str());
+      std::snprintf(line, sizeof line, "  %.2fx %s", best->per_call_ratio, best->backend.c_str());
       out += line;
     }
     out += "\n";
   }
-  out += "geometric mean of peer time / gemmtune time:";
+  out += "geometric mean of peer time / gemmtune time (round by round):";
   const auto ratios = ratios_by_peer(rows);
   for (const auto& [peer, values] : ratios) {
     std::snprintf(line, sizeof line, "  %s %.3fx (%zu shapes)", peer.c_str(), geometric_mean(values), values.size());
@@ -297,19 +321,20 @@ nlohmann::json comparison_json(const std::vector<ShapeComparison>& rows) {
     for (const PeerTime& peer : row.peers) {
       nlohmann::json p;
       if (peer.time_us > 0) {
-        p = {{"time_us", peer.time_us}, {"ratio", peer.time_us / row.gemmtune_us}, {"config", peer.config}};
+        p = {{"time_us", peer.time_us},
+             {"ratio", peer.ratio},
+             {"ratio_of_medians", peer.time_us / row.gemmtune_us},
+             {"config", peer.config}};
         if (!peer.detail.empty()) p["detail"] = peer.detail;
         if (peer.default_us > 0) {
           p["default_time_us"] = peer.default_us;
-          p["default_ratio"] = peer.default_us / row.gemmtune_us;
+          p["default_ratio"] = peer.default_ratio;
           p["default_config"] = peer.default_config;
           if (!peer.default_detail.empty()) p["default_detail"] = peer.default_detail;
-          const std::vector<double> by_round = ratios_by_round(peer.default_rounds_us, row.gemmtune_rounds_us);
-          if (!by_round.empty()) p["default_ratio_by_round"] = median_of(by_round);
         }
         if (peer.per_call_us > 0) {
           p["per_call_time_us"] = peer.per_call_us;
-          p["per_call_ratio"] = peer.per_call_us / row.gemmtune_us;
+          p["per_call_ratio"] = peer.per_call_ratio;
           p["per_call_config"] = peer.per_call_config;
         }
       } else {
@@ -321,14 +346,15 @@ nlohmann::json comparison_json(const std::vector<ShapeComparison>& rows) {
     if (const PeerTime* b = best_peer(row)) {
       best = {{"backend", b->backend},
               {"time_us", b->time_us},
-              {"ratio", b->time_us / row.gemmtune_us},
+              {"ratio", b->ratio},
+              {"ratio_of_medians", b->time_us / row.gemmtune_us},
               {"ratio_by_round", ratio_by_round(row, *b)}};
-      if (row.gemmtune_kernel_us > 0) {
-        best_kernel = {{"backend", b->backend}, {"time_us", b->time_us}, {"ratio", b->time_us / row.gemmtune_kernel_us}};
+      if (const double kernel = best_over_kernel(row, *b); kernel > 0) {
+        best_kernel = {{"backend", b->backend}, {"time_us", b->time_us}, {"ratio", kernel}};
       }
     }
     if (const PeerTime* b = best_peer_per_call(row)) {
-      best_per_call = {{"backend", b->backend}, {"time_us", b->per_call_us}, {"ratio", b->per_call_us / row.gemmtune_us}};
+      best_per_call = {{"backend", b->backend}, {"time_us", b->per_call_us}, {"ratio", b->per_call_ratio}};
     }
     nlohmann::json finalists = nlohmann::json::array();
     for (const ChoiceReport& c : row.finalists) finalists.push_back(choice_json(c));
@@ -361,9 +387,9 @@ nlohmann::json comparison_json(const std::vector<ShapeComparison>& rows) {
           {"geomean_ratio", means},
           {"min_ratio", lowest},
           {"ratio",
-           "peer time / gemmtune time; above 1 gemmtune is faster. best_peer: Session::gemm (dispatch included) "
-           "against each peer's fastest config (ratio_by_round: the same round by round of the run, median and "
-           "quartiles); best_peer_per_call: against each peer's per-call configs (the shape "
+           "peer time / gemmtune time, round by round of the interleaved run, the median (ratio_of_medians: the "
+           "two medians' ratio); above 1 gemmtune is faster. best_peer: Session::gemm (dispatch included) "
+           "against each peer's fastest config (ratio_by_round: the rounds' median and quartiles); best_peer_per_call: against each peer's per-call configs (the shape "
            "given at the call on both sides: libxsmm's lookup, oneDNN's sgemm); best_peer_kernel: gemmtune's pick "
            "called as a handle against the peers' fastest configs (no dispatch on either side); aa_ratio: the pick's "
            "kernel timed as two candidates, the second's time over the first's round by round (the run's "

@@ -11,26 +11,36 @@
 
 namespace gemmtune::cli {
 
+// A time over another's, both timed in the same interleaved run: the median of the two
+// candidates' per-call times round by round, so that what the machine did during a round (a
+// neighbour, a frequency step) is in both and cancels. Without rounds on both sides, the ratio
+// of the medians. On the 2-core VM one kernel timed as two candidates read 0.69-1.09 of itself
+// as a ratio of medians and 0.96-1.06 round by round over 60 runs of 7 rounds
+// (bench/results/2026-11-29f-cpu-aa-noise.md).
+double paired_ratio(const std::vector<double>& rounds_us, double median_us, const std::vector<double>& anchor_rounds_us,
+                    double anchor_median_us);
+
 // gemmtune (through Session::gemm, dispatch included) against each peer backend on one shape,
 // timed interleaved in the same run. A peer with several configs (oneDNN on all cores and on
-// one) is timed at each and counts at its fastest, as a user who tried both would run it.
+// one) is timed at each and counts at its fastest, as a user who tried both would run it: the
+// config whose time over Session::gemm's, round by round, is the lowest.
 struct PeerTime {
   std::string backend;
-  double time_us = -1;  // -1: the peer cannot run this problem
+  double time_us = -1;  // the fastest config's median per call; -1: the peer cannot run this problem
+  double ratio = -1;    // the fastest config's time over Session::gemm's (paired_ratio)
   std::string config;   // the peer's fastest config
   // The fastest config's per-call time in each round of the interleaved run, in order.
   std::vector<double> rounds_us;
   std::string note;     // why not
   // The peer's first config, what a caller of the library gets without tuning it (cuBLASLt:
   // its first heuristic algorithm; oneDNN: every core): -1 if it could not run.
-  double default_us = -1;
+  double default_us = -1, default_ratio = -1;
   std::string default_config;
-  std::vector<double> default_rounds_us;  // the first config's per-call time in each round
   std::string default_detail, detail;     // GemmKernel::detail() of the first and the fastest config
   // The fastest of the configs that do all of the library's work per call, with the shape
   // given at the call as Session::gemm's is (libxsmm's lookup, oneDNN's sgemm; for OpenBLAS
   // every config): -1 if none ran.
-  double per_call_us = -1;
+  double per_call_us = -1, per_call_ratio = -1;
   std::string per_call_config;
 };
 struct ShapeComparison {
@@ -39,6 +49,7 @@ struct ShapeComparison {
   double gemmtune_us = 0;          // Session::gemm, dispatch included
   double gemmtune_kernel_us = -1;  // the pick's kernel called as a handle, no dispatch
   std::vector<double> gemmtune_rounds_us;  // Session::gemm's per-call time in each round
+  std::vector<double> gemmtune_kernel_rounds_us;  // the handle's
   std::string pick_backend;
   std::string pick_config;
   std::string pick_detail;  // GemmKernel::detail() of the pick
