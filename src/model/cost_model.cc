@@ -8,6 +8,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <optional>
 #include <set>
 
@@ -313,7 +314,9 @@ Result<std::shared_ptr<const CostModel>> find_cost_model(const std::string& fing
   // this class whose own backends' versions match, else the one of the nearest other CPU class
   // (cpu_class_distance).
   std::string of_class, of_nearest_class;
-  std::optional<std::pair<double, int>> nearest;
+  // The distance of of_nearest_class; none taken yet is farther than any (a plain pair: GCC 12
+  // warned of an optional pair as maybe uninitialized).
+  std::pair<double, int> nearest{std::numeric_limits<double>::infinity(), 0};
   for (const std::filesystem::path& dir : model_dirs()) {
     std::error_code ec;
     std::vector<std::filesystem::path> files;
@@ -329,7 +332,7 @@ Result<std::shared_ptr<const CostModel>> find_cost_model(const std::string& fing
         if (device_class.empty()) continue;
         const auto distance = cpu_class_distance(info->device_class, device_class);
         const bool wanted = info->device_class == device_class ? of_class.empty()
-                                                               : distance && (!nearest || *distance < *nearest);
+                                                               : distance && *distance < nearest;
         if (!wanted) continue;
         const std::string mismatch = version_mismatch(*info, versions, true);
         if (!mismatch.empty()) {
@@ -338,7 +341,7 @@ Result<std::shared_ptr<const CostModel>> find_cost_model(const std::string& fing
           of_class = file.string();
         } else {
           of_nearest_class = file.string();
-          nearest = distance;
+          nearest = *distance;
         }
         continue;
       }
