@@ -44,9 +44,10 @@ struct Table {
   std::vector<double> best;                          // [runtime], ms
   // [hint][runtime]: the cell's time over "best"'s in each round of their interleaved run, the
   // median. The ratio of two medians carries whatever the machine did between the two samples
-  // of a round; the round's own ratio cancels it. On the 2-core VM, two instances of one kernel
-  // read 0.73-1.47 apart as medians and 0.95-1.07 by round in 60 runs (bench/results/
-  // 2026-11-29f-cpu-aa-noise.md). What the table's ratios, its plot and `--json` report.
+  // of a round; the round's own ratio cancels it. On the 2-core VM, one kernel timed as two
+  // candidates read 0.69-1.09 of itself as medians and 0.96-1.06 by round in 60 runs at 256³
+  // (bench/results/2026-11-29f-cpu-aa-noise.md). What the table's ratios, its plot and `--json`
+  // report.
   std::vector<std::vector<double>> before_ratio, after_ratio;
   std::vector<std::string> best_pick;
   // [hint][runtime]: the hints whose sub-kernel served the op's cell ("256+1024" where two hints
