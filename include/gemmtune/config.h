@@ -100,6 +100,8 @@ struct KernelConfig {
 };
 
 std::string_view cpu_isa_name(std::int32_t isa);
+// The level cpu_isa_name names ("avx2": 1); -1 for a name of none.
+std::int32_t cpu_isa_from_name(std::string_view name);
 std::string_view kernel_name(std::int32_t kernel);      // "main", "gemv", "rows", … "fault_spin"
 std::string_view a_source_name(std::int32_t a_source);  // "smem", "l1", "group"
 std::string_view grid_name(std::int32_t grid);          // "balanced", "fill"

@@ -49,6 +49,13 @@ double median_of(std::vector<double> values);
 // far as both go; a round whose anchor is not positive is left out.
 std::vector<double> ratios_by_round(const std::vector<double>& times, const std::vector<double>& anchor);
 
+// The median of ratios_by_round (times over anchor); the ratio of the medians where no round
+// pairs. How gemmtune reads one candidate against another of the same run: the tuner's final
+// round, and every ratio of `gemmtune bench` and `hints-table`. On the 2-core VM one kernel
+// timed as two candidates read 0.69-1.09 of itself as a ratio of medians and 0.96-1.06 this
+// way over 60 runs of 7 rounds (bench/results/2026-11-29f-cpu-aa-noise.md).
+double median_ratio_by_round(const std::vector<double>& times, const std::vector<double>& anchor);
+
 // Median and MAD of per-call sample means, after dropping samples further than
 // 3 × 1.4826 × MAD from the median. Every timer of gemmtune reduces its samples with this.
 TimingStats summarize_samples(const std::vector<double>& per_call_us, std::int64_t calls_per_sample);

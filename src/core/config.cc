@@ -1,5 +1,6 @@
 #include "gemmtune/config.h"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <span>
@@ -63,6 +64,10 @@ static_assert(kKernelNames[kKernelGemv] == "gemv" && kKernelNames[kKernelRows] =
 }  // namespace
 
 std::string_view cpu_isa_name(std::int32_t isa) { return name_of_value(kIsaNames, isa); }
+std::int32_t cpu_isa_from_name(std::string_view name) {
+  const auto found = std::find(kIsaNames.begin(), kIsaNames.end(), name);
+  return found == kIsaNames.end() ? -1 : std::int32_t(found - kIsaNames.begin());
+}
 std::string_view kernel_name(std::int32_t kernel) { return name_of_value(kKernelNames, kernel); }
 std::string_view a_source_name(std::int32_t a_source) { return name_of_value(kASourceNames, a_source); }
 std::string_view grid_name(std::int32_t grid) { return name_of_value(kGridNames, grid); }

@@ -93,9 +93,7 @@ CpuInfo detect() {
 
   if (const char* cap = std::getenv("GEMMTUNE_CPU_ISA"); cap != nullptr && *cap != '\0') {
     cpu.isa_cap = cap;
-    for (int isa = 0; isa <= 4; ++isa) {
-      if (cpu.isa_cap == cpu_isa_name(isa)) cpu.cap_isa(isa);
-    }
+    if (const int isa = cpu_isa_from_name(cpu.isa_cap); isa >= 0) cpu.cap_isa(isa);
   }
   return cpu;
 }
@@ -167,9 +165,7 @@ Result<DeviceInfo> find_device(const std::string& name) {
   if (name == "cpu") {
     // A cap that names no level would silently leave the kernels uncapped.
     if (const std::string& cap = host_cpu().isa_cap; !cap.empty()) {
-      bool known = false;
-      for (int isa = 0; isa <= 4; ++isa) known = known || cap == cpu_isa_name(isa);
-      if (!known) {
+      if (cpu_isa_from_name(cap) < 0) {
         return invalid_argument("GEMMTUNE_CPU_ISA='" + cap +
                                 "' is not one of generic, avx2, avx512, avx512_vnni, avx512_bf16");
       }

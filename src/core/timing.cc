@@ -84,6 +84,11 @@ std::vector<double> ratios_by_round(const std::vector<double>& times, const std:
   return ratios;
 }
 
+double median_ratio_by_round(const std::vector<double>& times, const std::vector<double>& anchor) {
+  const std::vector<double> ratios = ratios_by_round(times, anchor);
+  return ratios.empty() ? median_of(times) / median_of(anchor) : median_of(ratios);
+}
+
 double median_of(std::vector<double> values) {
   if (values.empty()) return 0;
   std::sort(values.begin(), values.end());

@@ -105,11 +105,7 @@ std::optional<std::pair<double, int>> cpu_class_distance(const std::string& a, c
     if (device_class.rfind("cpu/", 0) != 0 || isa_end == std::string::npos || device_class.back() != 't') {
       return std::nullopt;
     }
-    const std::string isa = device_class.substr(4, isa_end - 4);
-    int level = -1;
-    for (int i = 0; cpu_isa_name(i) != "?"; ++i) {
-      if (cpu_isa_name(i) == isa) level = i;
-    }
+    const int level = cpu_isa_from_name(std::string_view(device_class).substr(4, isa_end - 4));
     const int threads = std::atoi(device_class.c_str() + isa_end + 1);
     if (level < 0 || threads <= 0) return std::nullopt;
     return std::pair{level, threads};

@@ -156,12 +156,6 @@ int final_round(std::vector<Candidate>& candidates, Harness& harness, const Tune
   return int(finalists[std::size_t(winner)] - candidates.data());
 }
 
-// The median of ratios_by_round; the ratio of the medians where no round pairs.
-double median_ratio_by_round(const std::vector<double>& times, const std::vector<double>& anchor) {
-  const std::vector<double> ratios = ratios_by_round(times, anchor);
-  return ratios.empty() ? median_of(times) / median_of(anchor) : median_of(ratios);
-}
-
 // An interval that holds the median of what `values` sample with 90 % confidence or more,
 // from their order statistics: the j-th lowest and the j-th highest, for the largest j at
 // which fewer than j of n values fall below the median with probability 5 % or less (the

@@ -42,12 +42,9 @@ struct Table {
   std::vector<std::int64_t> hints, runtime;
   std::vector<std::vector<double>> before, after;  // [hint][runtime], ms
   std::vector<double> best;                          // [runtime], ms
-  // [hint][runtime]: the cell's time over "best"'s in each round of their interleaved run, the
-  // median. The ratio of two medians carries whatever the machine did between the two samples
-  // of a round; the round's own ratio cancels it. On the 2-core VM, one kernel timed as two
-  // candidates read 0.69-1.09 of itself as medians and 0.96-1.06 by round in 60 runs at 256³
-  // (bench/results/2026-11-29f-cpu-aa-noise.md). What the table's ratios, its plot and `--json`
-  // report.
+  // [hint][runtime]: the cell's time over "best"'s, median_ratio_by_round: the ratio of two
+  // medians carries whatever the machine did between the two samples of a round, and the
+  // round's own ratio cancels it. What the table's ratios, its plot and `--json` report.
   std::vector<std::vector<double>> before_ratio, after_ratio;
   std::vector<std::string> best_pick;
   // [hint][runtime]: the hints whose sub-kernel served the op's cell ("256+1024" where two hints
@@ -324,10 +321,7 @@ int run_hints_table(int argc, char** argv) {
       if (!stat.is_ok()) return fail(stat.status());
     }
     auto ms = [&](std::size_t slot) { return stats[slot]->median_us / 1000.0; };
-    auto over_best = [&](std::size_t slot) {
-      const std::vector<double> ratios = ratios_by_round(stats[slot]->sample_us, stats[0]->sample_us);
-      return ratios.empty() ? kCannotRun : median_of(ratios);
-    };
+    auto over_best = [&](std::size_t slot) { return median_ratio_by_round(stats[slot]->sample_us, stats[0]->sample_us); };
     table.best.push_back(ms(0));
     for (std::size_t h = 0; h < hint_count; ++h) {
       if (before_slot[h] >= 0) {

@@ -26,13 +26,6 @@ const ChoiceReport* tuning_runner_up(const std::vector<ChoiceReport>& finalists,
 
 }  // namespace
 
-double paired_ratio(const std::vector<double>& rounds_us, double median_us, const std::vector<double>& anchor_rounds_us,
-                    double anchor_median_us) {
-  const std::vector<double> ratios = ratios_by_round(rounds_us, anchor_rounds_us);
-  if (!ratios.empty()) return median_of(ratios);
-  return anchor_median_us > 0 ? median_us / anchor_median_us : -1;
-}
-
 Result<ShapeComparison> compare_with_peers(Session& session, const Problem& problem,
                                            const std::vector<std::string>& peers, const TimingOptions& timing) {
   ShapeComparison out;
@@ -116,9 +109,7 @@ Result<ShapeComparison> compare_with_peers(Session& session, const Problem& prob
   out.gemmtune_us = stats[0]->median_us;
   out.gemmtune_rounds_us = stats[0]->sample_us;
   // A peer's time over Session::gemm's; the lower, the faster the peer.
-  auto over_gemm = [&](const TimingStats& s) {
-    return paired_ratio(s.sample_us, s.median_us, out.gemmtune_rounds_us, out.gemmtune_us);
-  };
+  auto over_gemm = [&](const TimingStats& s) { return median_ratio_by_round(s.sample_us, out.gemmtune_rounds_us); };
   auto faster = [](double best, double ratio) { return best < 0 || ratio < best; };
   const TimingStats* own = nullptr;
   for (std::size_t i = 0; i < timed.size(); ++i) {
@@ -126,9 +117,7 @@ Result<ShapeComparison> compare_with_peers(Session& session, const Problem& prob
   }
   // A time over the pick handle's, round by round, the median; -1 without both.
   auto over_own = [&](const Result<TimingStats>& s) {
-    if (own == nullptr || !s.is_ok()) return -1.0;
-    const std::vector<double> ratios = ratios_by_round(s->sample_us, own->sample_us);
-    return ratios.empty() ? -1.0 : median_of(ratios);
+    return own != nullptr && s.is_ok() ? median_ratio_by_round(s->sample_us, own->sample_us) : -1.0;
   };
   for (std::size_t i = 0; i < timed.size(); ++i) {
     const Timed& t = timed[i];
@@ -199,7 +188,7 @@ const PeerTime* best_peer_per_call(const ShapeComparison& row) { return fastest_
 // -1 without the handle's time.
 double best_over_kernel(const ShapeComparison& row, const PeerTime& best) {
   if (row.gemmtune_kernel_us <= 0) return -1;
-  return paired_ratio(best.rounds_us, best.time_us, row.gemmtune_kernel_rounds_us, row.gemmtune_kernel_us);
+  return median_ratio_by_round(best.rounds_us, row.gemmtune_kernel_rounds_us);
 }
 
 // Per peer, and against the best peer of each shape, the ratios peer time / gemmtune time, in

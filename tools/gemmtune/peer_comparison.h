@@ -11,15 +11,6 @@
 
 namespace gemmtune::cli {
 
-// A time over another's, both timed in the same interleaved run: the median of the two
-// candidates' per-call times round by round, so that what the machine did during a round (a
-// neighbour, a frequency step) is in both and cancels. Without rounds on both sides, the ratio
-// of the medians. On the 2-core VM one kernel timed as two candidates read 0.69-1.09 of itself
-// as a ratio of medians and 0.96-1.06 round by round over 60 runs of 7 rounds
-// (bench/results/2026-11-29f-cpu-aa-noise.md).
-double paired_ratio(const std::vector<double>& rounds_us, double median_us, const std::vector<double>& anchor_rounds_us,
-                    double anchor_median_us);
-
 // gemmtune (through Session::gemm, dispatch included) against each peer backend on one shape,
 // timed interleaved in the same run. A peer with several configs (oneDNN on all cores and on
 // one) is timed at each and counts at its fastest, as a user who tried both would run it: the
@@ -27,7 +18,7 @@ double paired_ratio(const std::vector<double>& rounds_us, double median_us, cons
 struct PeerTime {
   std::string backend;
   double time_us = -1;  // the fastest config's median per call; -1: the peer cannot run this problem
-  double ratio = -1;    // the fastest config's time over Session::gemm's (paired_ratio)
+  double ratio = -1;    // the fastest config's time over Session::gemm's (median_ratio_by_round)
   std::string config;   // the peer's fastest config
   // The fastest config's per-call time in each round of the interleaved run, in order.
   std::vector<double> rounds_us;

@@ -115,7 +115,7 @@ int main(int argc, char** argv) {
   const std::vector<std::pair<const char*, Reading>> readings = {
       {"medians", [](const TimingStats& a, const TimingStats& b) { return a.median_us / b.median_us; }},
       {"by round", [](const TimingStats& a, const TimingStats& b) {
-         return median_of(ratios_by_round(a.sample_us, b.sample_us));
+         return median_ratio_by_round(a.sample_us, b.sample_us);
        }},
       {"fastest", [](const TimingStats& a, const TimingStats& b) {
          return *std::min_element(a.sample_us.begin(), a.sample_us.end()) /
