@@ -70,16 +70,18 @@ TEST(Route, ParsesEveryPolicyAndRejectsOthers) {
   EXPECT_EQ(Route::parse("fixed:3")->to_string(), "fixed:3");
 }
 
-// A timer that says sub-kernel `fastest` is 10x faster than the others; counts its calls.
+// A timer that says sub-kernel `fastest` runs in 1 us and the others in `slower` us or more
+// (10x slower by default); counts its calls.
 struct FavouringTimer {
   int calls = 0;
   std::size_t fastest = 0;
+  double slower = 10.0;
   std::vector<Result<TimingStats>> operator()(const Problem&, const std::vector<GemmKernel*>& kernels) {
     ++calls;
     std::vector<Result<TimingStats>> stats;
     for (std::size_t i = 0; i < kernels.size(); ++i) {
       TimingStats t;
-      t.median_us = i == fastest ? 1.0 : 10.0 + double(i);
+      t.median_us = i == fastest ? 1.0 : slower + double(i);
       t.samples = 1;
       stats.emplace_back(t);
     }
@@ -178,9 +180,13 @@ TEST(GemmOp, ABenchmarkRouteIsRevisitedOnceWhenInUse) {
   ASSERT_TRUE(op.is_ok()) << op.status().to_string();
   const std::size_t subs = (*op)->sub_kernels().size();
   if (subs < 2) GTEST_SKIP() << "every hint picked the same kernel on this machine: nothing to route between";
+  // The first reading favours sub-kernel 0 by 1.5x or more, the revisit the last one by 10x:
+  // both weighed together, the last one is faster.
+  timer->slower = 1.5;
   EXPECT_EQ(*(*op)->route(100, 100, 100), 0);
   EXPECT_EQ(timer->calls, 1);
   timer->fastest = subs - 1;
+  timer->slower = 10.0;
   run_calls(**op, 100, 4);  // route() counted no call: 4 runs are not yet the 5th call
   EXPECT_EQ(timer->calls, 1);
   EXPECT_EQ((*op)->routes_revisited(), 0);
@@ -211,6 +217,69 @@ TEST(GemmOp, ABenchmarkRouteIsRevisitedOnceWhenInUse) {
   EXPECT_EQ((*quiet)->routes_revisited(), 0);
 }
 
+// The revisit weighs the first decision's rounds with its own: one reading that contradicts
+// a clear first one does not move the route (on the 16-core Xeon host a revisit's single
+// reading moved a right route of a 3 us product to a kernel 3.5x slower).
+TEST(GemmOp, ARevisitDoesNotOverturnAClearFirstReadingOnAWeakerContraryOne) {
+  auto session = own_kernels_session();
+  auto timer = std::make_shared<FavouringTimer>();
+  GemmOpOptions options = three_hints_timed_by(timer);
+  options.revisit_after_calls = 2;
+  auto op = GemmOp::create(*session, square_family(), options);
+  ASSERT_TRUE(op.is_ok()) << op.status().to_string();
+  const std::size_t subs = (*op)->sub_kernels().size();
+  if (subs < 2) GTEST_SKIP() << "every hint picked the same kernel on this machine: nothing to route between";
+  EXPECT_EQ(*(*op)->route(100, 100, 100), 0);  // 10x faster than every other
+  timer->fastest = subs - 1;
+  timer->slower = 1.5;  // the revisit reads the last one 1.5x faster
+  run_calls(**op, 100, 2);
+  EXPECT_EQ(timer->calls, 2);
+  EXPECT_EQ((*op)->routes_revisited(), 1);
+  EXPECT_EQ((*op)->routes_changed_on_revisit(), 0);
+  EXPECT_EQ(*(*op)->route(100, 100, 100), 0);
+}
+
+// Where both readings together leave a rival within the noise band of the serving sub-kernel,
+// the serving one stays, even where the fixed order would favour the rival.
+TEST(GemmOp, ARevisitKeepsTheServingSubKernelWithinTheNoiseBand) {
+  auto session = own_kernels_session();
+  GemmOpOptions options;
+  options.hints = {32, 64, 256};
+  options.revisit_after_calls = 1;
+  int calls = 0;
+  std::size_t subs = 0;
+  options.timer = [&](const Problem&, const std::vector<GemmKernel*>& kernels) {
+    ++calls;
+    std::vector<Result<TimingStats>> stats;
+    for (std::size_t i = 0; i < kernels.size(); ++i) {
+      const bool first = i == 0, last = i + 1 == kernels.size();
+      double us = 10.0;  // sub-kernels between the first and the last: far behind
+      if (calls == 1) us = last ? 1.0 : first ? 1.02 : us;  // the last 2 % ahead: routed there
+      if (calls == 2) us = first ? 1.0 : last ? 1.03 : us;  // the first 3 % ahead
+      if (calls == 3) us = 1.0;                             // the close finish of the two: a tie
+      TimingStats t;
+      t.sample_us.assign(calls == 3 ? 14 : 7, us);
+      t.median_us = us;
+      t.samples = int(t.sample_us.size());
+      stats.emplace_back(t);
+    }
+    return stats;
+  };
+  auto op = GemmOp::create(*session, square_family(), options);
+  ASSERT_TRUE(op.is_ok()) << op.status().to_string();
+  subs = (*op)->sub_kernels().size();
+  if (subs < 2) GTEST_SKIP() << "every hint picked the same kernel on this machine: nothing to route between";
+  EXPECT_EQ(*(*op)->route(100, 100, 100), int(subs - 1));
+  EXPECT_EQ(calls, 1);
+  // The revisit: 0.98 and 1.03 round by round, so the close finish times the two again (a
+  // tie); over all 28 rounds sub-kernel 0 leads by less than the band, and the last one stays.
+  run_calls(**op, 100, 1);
+  EXPECT_EQ(calls, 3);
+  EXPECT_EQ((*op)->routes_revisited(), 1);
+  EXPECT_EQ((*op)->routes_changed_on_revisit(), 0);
+  EXPECT_EQ(*(*op)->route(100, 100, 100), int(subs - 1));
+}
+
 // The revisit is written with the route: another process's op routes the shape from the store
 // and does not revisit it.
 TEST(GemmOp, ARevisitedRouteIsStoredAndNotRevisitedByTheNextProcess) {
@@ -228,8 +297,10 @@ TEST(GemmOp, ARevisitedRouteIsStoredAndNotRevisitedByTheNextProcess) {
     ASSERT_TRUE(op.is_ok()) << op.status().to_string();
     subs = (*op)->sub_kernels().size();
     if (subs < 2) GTEST_SKIP() << "every hint picked the same kernel on this machine: nothing to route between";
+    timer->slower = 1.5;  // a first reading the revisit's outweighs
     EXPECT_EQ(*(*op)->route(100, 100, 100), 0);
     timer->fastest = subs - 1;
+    timer->slower = 10.0;
     run_calls(**op, 100, 3);
     EXPECT_EQ((*op)->routes_changed_on_revisit(), 1);
     EXPECT_EQ(timer->calls, 2);

@@ -33,9 +33,11 @@ struct GemmOpOptions {
   bool persist_routes = true;
   // A shape the benchmark policy routed (here or in another process, from the store) is
   // routed once more at its revisit_after_calls-th call, when it is in use: its sub-kernels
-  // timed again, in fresh interleaved rounds, and the faster by the same rule serves from then
-  // on. One reading of the timings otherwise decides a hot shape for good. The revisit is
-  // recorded with the route in the store, so no process repeats it. 0: never.
+  // timed again, in fresh interleaved rounds, weighed by the same rule together with the
+  // rounds the first decision read (where it was made in this process), and a rival serves
+  // from then on only where it is faster beyond the noise band. One reading of the timings
+  // otherwise decides a hot shape for good. The revisit is recorded with the route in the
+  // store, so no process repeats it. 0: never.
   std::int64_t revisit_after_calls = 64;
   // How the benchmark policy times sub-kernels on a new shape; empty means
   // Session::time_kernels with the session's timing options. Tests inject timings here.

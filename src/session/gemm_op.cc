@@ -115,15 +115,18 @@ struct GemmOp::Impl {
   std::vector<std::array<std::int64_t, 3>> hint_shapes;  // one per hint, in options order
   std::vector<int> hint_to_sub;
 
+  // Per sub-kernel, the rounds of one interleaved timing (empty: not timed, or failed).
+  using SubRounds = std::vector<std::vector<double>>;
   struct Decision {
     std::unique_ptr<GemmKernel> kernel;
     int sub = -1;
     bool revisited = false;  // a stored route that was revisited already
+    SubRounds rounds;        // what the benchmark policy decided on; the revisit weighs it again
   };
   // A routed shape in the table. A revisit can change its kernel while other threads run it:
   // they read `active`, and every kernel it pointed to lives as long as the op.
   struct Routed {
-    explicit Routed(Decision first) : sub(first.sub), kernels{} {
+    explicit Routed(Decision first) : sub(first.sub), kernels{}, first_rounds(std::move(first.rounds)) {
       kernels.push_back(std::move(first.kernel));
       active.store(kernels.back().get());
     }
@@ -134,6 +137,7 @@ struct GemmOp::Impl {
     std::atomic<bool> watched{false};
     std::atomic<std::int64_t> calls{0};
     std::string store_key;  // where the route is stored; empty when it is not
+    SubRounds first_rounds;  // the first decision's timing, for the revisit (empty: from the store)
   };
   LockFreeMap<Dims, Routed, DimsHash> table;
   std::mutex route_mutex;  // one shape routed (or revisited) at a time; readers never take it
@@ -220,7 +224,14 @@ struct GemmOp::Impl {
   // timed again among themselves (TuneOptions::close_band, close_repeats), the earliest within
   // the noise band. One reading of each used to decide for good: on a Zen 3 VM the hints
   // table's worst routed cell read 1.10x and 1.55x of the best in two runs (issue 34).
-  Result<Decision> benchmark(const Problem& problem) {
+  //
+  // A revisit passes the first decision's rounds (`earlier`) and the sub-kernel serving now
+  // (`serving`). The rounds of both timings then decide together, and the serving sub-kernel
+  // stays unless a rival is faster beyond the noise band. The revisit's reading alone used to
+  // replace the first: on the 16-core Xeon host one timing of a 3 us product can be 3x off,
+  // and a revisit moved a right route to a kernel 3.5x slower there
+  // (bench/results/2026-11-29f-cpu-intel-xeon-16t.md).
+  Result<Decision> benchmark(const Problem& problem, const SubRounds& earlier = {}, int serving = -1) {
     std::vector<std::unique_ptr<GemmKernel>> kernels(subs.size());
     std::vector<GemmKernel*> timed;
     std::vector<std::size_t> timed_sub;
@@ -234,13 +245,29 @@ struct GemmOp::Impl {
     if (timed.empty()) return tuned(problem);  // as the distance route does
     const TuneOptions& tuning = session.options().tuning;
     std::vector<std::vector<double>> all_rounds = time_rounds(problem, timed, tuning.timing);
+    Decision decided;
+    decided.rounds.assign(subs.size(), {});
     // Only the sub-kernels whose timing ran go on.
     std::vector<std::vector<double>> rounds;
     std::vector<std::size_t> ran;  // index into timed
     for (std::size_t i = 0; i < timed.size(); ++i) {
-      if (!all_rounds[i].empty()) rounds.push_back(all_rounds[i]), ran.push_back(i);
+      if (all_rounds[i].empty()) continue;
+      decided.rounds[timed_sub[i]] = all_rounds[i];
+      rounds.push_back(all_rounds[i]), ran.push_back(i);
     }
     if (ran.empty()) return unsupported("every sub-kernel failed on " + problem.describe());
+    // The earlier rounds go first, so that round r of every sub-kernel still comes from one
+    // interleaved round; only when each sub-kernel timed now has as many of them.
+    const bool pool = !earlier.empty() && std::all_of(ran.begin(), ran.end(), [&](std::size_t r) {
+      const std::vector<double>& before = earlier[timed_sub[r]];
+      return !before.empty() && before.size() == earlier[timed_sub[ran.front()]].size();
+    });
+    if (pool) {
+      for (std::size_t r = 0; r < ran.size(); ++r) {
+        const std::vector<double>& before = earlier[timed_sub[ran[r]]];
+        rounds[r].insert(rounds[r].begin(), before.begin(), before.end());
+      }
+    }
     const std::vector<std::size_t> close = close_finish_members(rounds, tuning.noise_band, tuning.close_band);
     if (!close.empty() && tuning.close_repeats > 0) {
       TimingOptions more = tuning.timing;
@@ -252,9 +279,12 @@ struct GemmOp::Impl {
         rounds[close[c]].insert(rounds[close[c]].end(), extra[c].begin(), extra[c].end());
       }
     }
-    const int best = pick_by_rounds(rounds, tuning.noise_band);
+    int best = pick_by_rounds(rounds, tuning.noise_band);
     if (best < 0) return unsupported("every sub-kernel failed on " + problem.describe());
-    Decision decided;
+    const std::vector<double> ratios = ratios_to_fastest(rounds);
+    for (std::size_t r = 0; r < ran.size(); ++r) {
+      if (int(timed_sub[ran[r]]) == serving && ratios[r] <= 1 + tuning.noise_band) best = int(r);
+    }
     decided.sub = int(timed_sub[ran[std::size_t(best)]]);
     decided.kernel = std::move(kernels[std::size_t(decided.sub)]);
     return decided;
@@ -338,7 +368,8 @@ struct GemmOp::Impl {
     auto problem = problem_at(m, n, k);
     if (!problem.is_ok()) return;
     // A revisit that cannot time keeps the route it has.
-    Result<Decision> again = benchmark(*problem);
+    Result<Decision> again = benchmark(*problem, routed.first_rounds, routed.sub.load());
+    routed.first_rounds.clear();  // never read again: the revisit is the last decision
     if (!again.is_ok() || again->sub < 0) return;
     ++revisited;
     const int sub = again->sub;
