@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
+#include <map>
 #include <set>
 
 #include "backends/cpu/cpu_config_space.h"
@@ -122,6 +123,51 @@ TEST(CpuConfigSpace, SmallAndSkinnyProblemsGetDirectKernelsFirst) {
 
 // The pairs tile is offered where it runs: C of at most 8 columns and 24 rows, A and B
 // row-major, one thread, a CPU with AVX-512.
+// Thread counts scale with the product: one thread below 64k multiply-adds, every core above
+// 4M; between them every core, a half and a quarter of them (where two or more) and one.
+TEST(CpuConfigSpace, MidSizeProductsAreOfferedFewerThreadsOnManyCores) {
+  auto offered = [](int cores, std::int64_t n) {
+    CpuInfo cpu = zen4_like();
+    cpu.logical_cores = cores;
+    std::set<int> threads;
+    for (const KernelConfig& c : cpu::cpu_configs(*Problem::create(n, n, n, DType::f32), SearchSpace::default_space, cpu)) {
+      threads.insert(c.threads);
+    }
+    return threads;
+  };
+  EXPECT_EQ(offered(16, 64), (std::set<int>{1, 4, 8, 16}));   // 262k multiply-adds
+  EXPECT_EQ(offered(16, 100), (std::set<int>{1, 4, 8, 16}));  // 1M
+  EXPECT_EQ(offered(16, 256), (std::set<int>{16}));           // 16.8M
+  EXPECT_EQ(offered(16, 32), (std::set<int>{1}));             // 32k
+  EXPECT_EQ(offered(6, 64), (std::set<int>{1, 3, 6}));        // a quarter of 6 is 1: not again
+  EXPECT_EQ(offered(2, 64), (std::set<int>{1, 2}));           // the 2-core VMs: as before
+}
+
+// The cap on the list grows with the thread counts: the single thread and the packed kernel,
+// which come last, stay in the list where a product gets four thread counts.
+TEST(CpuConfigSpace, TheCapGrowsWithTheThreadCounts) {
+  CpuInfo cpu = zen4_like();
+  const auto p = *Problem::create(100, 100, 100, DType::f32);
+  auto count = [&](int cores) {
+    cpu.logical_cores = cores;
+    std::map<int, int> per_threads;
+    int packed = 0;
+    for (const KernelConfig& c : cpu::cpu_configs(p, SearchSpace::default_space, cpu)) {
+      ++per_threads[c.threads];
+      packed += c.kernel == kKernelPacked;
+    }
+    return std::pair{per_threads, packed};
+  };
+  const auto [two, packed_two] = count(2);
+  const auto [sixteen, packed_sixteen] = count(16);
+  // Every core gets as many configs on 16 cores as on 2; the single thread and the packed
+  // kernel are still offered (with the cap of two thread counts, no single thread was).
+  EXPECT_EQ(sixteen.at(16), two.at(2));
+  EXPECT_GE(sixteen.count(1) ? sixteen.at(1) : 0, two.at(1) - 1);
+  ASSERT_GT(packed_two, 0);
+  EXPECT_GE(packed_sixteen, packed_two);
+}
+
 TEST(CpuConfigSpace, NarrowSmallProblemsGetThePairsTileOnAvx512) {
   auto offers_pairs = [](const CpuInfo& cpu, const Problem& p) {
     for (const KernelConfig& c : cpu::cpu_configs(p, SearchSpace::default_space, cpu)) {

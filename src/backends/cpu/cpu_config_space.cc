@@ -71,10 +71,20 @@ int packed_bytes(DType in, int isa) {
   return 4;
 }
 
+// Every core; below kAlwaysThreadedMacs also a half and a quarter of them (where that is two
+// or more) and one. On the 16-core Xeon host a 64³ product ran fastest on 8 of the 16 cores
+// (2.1-2.8 us against 2.2-3.6 on 16), and 8 threads held their time where 16 read up to 3x
+// slower for seconds at a time after oneDNN's OpenMP threads had run
+// (bench/results/2026-11-29g-cpu-routes.md). On two cores this is {2, 1} as before.
 std::vector<int> thread_counts(const Problem& p, const CpuInfo& cpu) {
   if (cpu.logical_cores <= 1 || macs(p) < kThreadedMacs) return {1};
   if (macs(p) >= kAlwaysThreadedMacs) return {cpu.logical_cores};
-  return {cpu.logical_cores, 1};
+  std::vector<int> counts = {cpu.logical_cores};
+  for (int part : {cpu.logical_cores / 2, cpu.logical_cores / 4}) {
+    if (part >= 2 && part != counts.back()) counts.push_back(part);
+  }
+  counts.push_back(1);
+  return counts;
 }
 
 }  // namespace
@@ -342,7 +352,11 @@ std::vector<KernelConfig> cpu_configs(const Problem& p, SearchSpace space, const
   std::vector<KernelConfig> configs;
   if (direct) configs = direct_configs(p, space, cpu);
   for (const KernelConfig& c : packed_configs(p, space, cpu, lowest_isa)) configs.push_back(c);
-  return dedup_and_cap(configs, space == SearchSpace::exhaustive ? kExhaustiveCap : kDefaultCap);
+  // The default cap is for two thread counts (every core and one): where the product is also
+  // offered a half and a quarter of the cores, the cap grows with them, or it would cut the
+  // packed configs and the single thread (they come last) from the list.
+  const std::size_t counts = std::max<std::size_t>(2, thread_counts(p, cpu).size());
+  return dedup_and_cap(configs, space == SearchSpace::exhaustive ? kExhaustiveCap : kDefaultCap * counts / 2);
 }
 
 }  // namespace gemmtune::cpu
