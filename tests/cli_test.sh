@@ -123,11 +123,12 @@ if [ "$rc" -eq 1 ] && grep -qF "cannot write $tmp/no/such/dir/b.json" "$tmp/err"
 
 # The multi-kernel table over a layout (nt: C = X·Wᵀ): a row per hint, a column per runtime size,
 # and the layout named; a bad layout is an error.
-"$CLI" hints-table --hints 8,32 --runtime 8,16,32 --n 48 --k 40 --layout nt --json $FAST >"$tmp/hints.json" 2>"$tmp/err"
+"$CLI" hints-table --hints 8,32 --runtime 8,16,32 --n 48 --k 40 --layout nt --bench-samples 3 --json $FAST >"$tmp/hints.json" 2>"$tmp/err"
 if python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["layout"] == "nt" and d["hints"] == [8, 32] and d["runtime"] == [8, 16, 32], d
+assert d["bench_samples"] == 3, d["bench_samples"]  # the rounds of the table, apart from tuning
 assert len(d["before"]) == 2 and len(d["after"]) == 2 and all(len(row) == 3 for row in d["before"] + d["after"])
 assert len(d["best"]) == 3 and all(t is not None and t > 0 for t in d["best"])
 # Each cell over "best" round by round: a ratio per cell that has a time, null where none.
@@ -144,6 +145,7 @@ for key in ("routed_first", "routed_after"):
             assert cell and set(int(h) for h in cell.split("+")) <= {8, 32}, cell
 ' "$tmp/hints.json"; then ok "hints-table --layout nt --json"; else bad "hints-table --layout nt ($(tail -3 "$tmp/err"))"; fi
 expect_fail "hints-table bad layout" "--layout: unknown layout 'nx'" hints-table --hints 8 --layout nx
+expect_fail "hints-table bad rounds" "--bench-samples must be in [1, 1000] (got 0)" hints-table --hints 8 --bench-samples 0
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
