@@ -258,7 +258,7 @@ struct GemmOp::Impl {
     if (ran.empty()) return unsupported("every sub-kernel failed on " + problem.describe());
     // The earlier rounds go first, so that round r of every sub-kernel still comes from one
     // interleaved round; only when each sub-kernel timed now has as many of them.
-    const bool pool = !earlier.empty() && std::all_of(ran.begin(), ran.end(), [&](std::size_t r) {
+    const bool pool = earlier.size() == subs.size() && std::all_of(ran.begin(), ran.end(), [&](std::size_t r) {
       const std::vector<double>& before = earlier[timed_sub[r]];
       return !before.empty() && before.size() == earlier[timed_sub[ran.front()]].size();
     });
