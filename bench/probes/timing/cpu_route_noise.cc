@@ -11,6 +11,9 @@
 // Built with the bench targets (`cpu_route_noise`). From the build folder:
 //   bin/cpu_route_noise 64 64,256,1024 20
 //   cpu_route_noise SIZE HINTS REPS     (the session's store as gemmtune's: GEMMTUNE_CACHE)
+//   ROUTE_CONFIGS="cpu:CONFIG;onednn:"  more kernels timed beside the sub-kernels
+//   ROUTE_QUIET_MS=200                  the timer's quiet wait (TimingOptions::quiet_wait_ms)
+// Results: bench/results/2026-11-29g-cpu-routes.md.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
