@@ -73,9 +73,10 @@ int packed_bytes(DType in, int isa) {
 
 // Every core; below kAlwaysThreadedMacs also a half and a quarter of them (where that is two
 // or more) and one. On the 16-core Xeon host a 64³ product ran fastest on 8 of the 16 cores
-// (2.1-2.8 us against 2.2-3.6 on 16), and 8 threads held their time where 16 read up to 3x
-// slower for seconds at a time after oneDNN's OpenMP threads had run
-// (bench/results/2026-11-29g-cpu-routes.md). On two cores this is {2, 1} as before.
+// (medians 2.4-2.9 us against 3.0-4.3 on 16, in three processes of 20 routings), and 8
+// threads held their time where 16 read up to 4x slower for seconds at a time after oneDNN's
+// OpenMP threads had run (bench/results/2026-11-29g-cpu-routes.md). On two cores this is
+// {2, 1} as before.
 std::vector<int> thread_counts(const Problem& p, const CpuInfo& cpu) {
   if (cpu.logical_cores <= 1 || macs(p) < kThreadedMacs) return {1};
   if (macs(p) >= kAlwaysThreadedMacs) return {cpu.logical_cores};
