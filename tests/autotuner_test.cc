@@ -170,6 +170,9 @@ TEST(PickByRounds, RatiosAreTakenRoundByRound) {
   // Rounds of unequal counts (a sample lost) are paired as far as both go.
   EXPECT_EQ(pick_by_rounds({{10.3, 10.3}, {10.0, 10.0, 10.0}}, 0.01), 1);
   EXPECT_EQ(pick_by_rounds({{10.0}}, 0.01), 0);
+  // A kept choice wins within the band, ahead of the fixed order, and not beyond it.
+  EXPECT_EQ(pick_by_rounds({{9.0, 9.0, 9.0}, {10.0, 10.0, 10.0}, {9.05, 9.05, 9.05}}, 0.01, 2), 2);
+  EXPECT_EQ(pick_by_rounds({{9.0, 9.0, 9.0}, {10.0, 10.0, 10.0}, {9.05, 9.05, 9.05}}, 0.01, 1), 0);
 }
 
 TEST(Autotuner, TheFinalRoundPicksAChoiceItTimedAndReportsItsTimes) {

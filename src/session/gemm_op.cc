@@ -279,12 +279,12 @@ struct GemmOp::Impl {
         rounds[close[c]].insert(rounds[close[c]].end(), extra[c].begin(), extra[c].end());
       }
     }
-    int best = pick_by_rounds(rounds, tuning.noise_band);
-    if (best < 0) return unsupported("every sub-kernel failed on " + problem.describe());
-    const std::vector<double> ratios = ratios_to_fastest(rounds);
+    int keep = -1;  // the serving sub-kernel's index in `rounds`
     for (std::size_t r = 0; r < ran.size(); ++r) {
-      if (int(timed_sub[ran[r]]) == serving && ratios[r] <= 1 + tuning.noise_band) best = int(r);
+      if (int(timed_sub[ran[r]]) == serving) keep = int(r);
     }
+    const int best = pick_by_rounds(rounds, tuning.noise_band, keep);
+    if (best < 0) return unsupported("every sub-kernel failed on " + problem.describe());
     decided.sub = int(timed_sub[ran[std::size_t(best)]]);
     decided.kernel = std::move(kernels[std::size_t(decided.sub)]);
     return decided;

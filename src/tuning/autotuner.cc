@@ -255,8 +255,10 @@ std::vector<std::size_t> close_finish_members(const std::vector<std::vector<doub
   return members;
 }
 
-int pick_by_rounds(const std::vector<std::vector<double>>& rounds, double noise_band) {
-  return earliest_within_band(ratios_to_fastest(rounds), noise_band);
+int pick_by_rounds(const std::vector<std::vector<double>>& rounds, double noise_band, int keep) {
+  const std::vector<double> ratios = ratios_to_fastest(rounds);
+  if (keep >= 0 && std::size_t(keep) < ratios.size() && ratios[std::size_t(keep)] <= 1 + noise_band) return keep;
+  return earliest_within_band(ratios, noise_band);
 }
 
 int pick_best(const std::vector<ChoiceReport>& choices, double noise_band) {

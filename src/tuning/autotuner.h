@@ -60,7 +60,9 @@ int pick_best(const std::vector<ChoiceReport>& choices, double noise_band);
 // times, one per round, finalists in the fixed order. The fastest is ratios_to_fastest's; an
 // earlier finalist whose median ratio to it, round by round, is within 1 + noise_band is a
 // tie, and the earliest such wins.
-int pick_by_rounds(const std::vector<std::vector<double>>& rounds, double noise_band);
+// `keep` (an index, or -1): a choice that wins whenever it is within the band, ahead of the
+// fixed order (a multi-kernel op's serving sub-kernel at its revisit).
+int pick_by_rounds(const std::vector<std::vector<double>>& rounds, double noise_band, int keep = -1);
 // The fastest finalist: the one that none reads below 1 against, round by round (the median
 // of their ratios), searched from the lowest median; if the search comes round to a finalist
 // it has left, it stops where it is. 0 for no finalists.
