@@ -55,6 +55,11 @@ inline constexpr std::size_t kFastFitMinShapes = 20;
 struct ModelInfo {
   std::string device;        // DeviceInfo::fingerprint() of the machine the sweeps ran on
   std::string device_class;
+  // A model trained across devices (CostModel::train's across_devices): the fingerprint of each
+  // machine its sweeps ran on, and `device` and `device_class` join theirs with " + ". Its
+  // features then end with the device's (device_feature_names), and it ranks for a device once
+  // bound to it (CostModel::for_device). Empty for a model of one device.
+  std::vector<std::string> devices;
   std::map<std::string, std::string> backend_versions;  // of the backends it ranks
   std::vector<std::string> backends;       // backends it ranks
   std::vector<std::string> features;       // names, in the order the trees index them
@@ -97,9 +102,14 @@ class CostModel {
   // Trains on the ok rows of sweeps measured on one device with the same backend versions.
   // `names` (the files) are recorded in the model. With `fit_fast_top_k`, two more models, each
   // trained on half of the shapes, fit the model's fast_top_k (ModelInfo).
+  // With `across_devices`, the sweeps may come from several CPUs (their peer libraries' versions
+  // may differ, gemmtune's own backends' may not): each row gets its device's features too, so
+  // that the model can rank for a CPU class it has no sweep of (ModelInfo::devices). Its k is not
+  // fitted: the halves would mix devices.
   static Result<std::shared_ptr<const CostModel>> train(const std::vector<SweepData>& sweeps,
                                                         const std::vector<std::string>& names,
-                                                        const TrainOptions& options, bool fit_fast_top_k = true);
+                                                        const TrainOptions& options, bool fit_fast_top_k = true,
+                                                        bool across_devices = false);
   // Checks format, version, fields and checksum; corrupt_data naming what is wrong.
   static Result<std::shared_ptr<const CostModel>> load(const std::string& path);
   static Result<ModelInfo> read_info(const std::string& path);
@@ -116,14 +126,21 @@ class CostModel {
   // Whether it ranks this backend's choices (the others are always timed).
   bool ranks(std::string_view backend) const;
 
-  // Predicted ln(time in microseconds) of each choice on the problem.
+  // Predicted ln(time in microseconds) of each choice on the problem. A model trained across
+  // devices predicts only once bound to one (for_device).
   Result<std::vector<double>> predict(const Problem& problem, const std::vector<ModelChoice>& choices) const;
+
+  // The same model, ranking for this device (its fingerprint and class): a model trained across
+  // devices takes the device's features from them (invalid_argument where they are not a CPU's);
+  // a model of one device is unchanged.
+  Result<std::shared_ptr<const CostModel>> for_device(const std::string& device, const std::string& device_class) const;
 
   struct Impl;
 
  private:
-  explicit CostModel(std::unique_ptr<Impl> impl);
-  std::unique_ptr<Impl> impl_;
+  CostModel(std::shared_ptr<const Impl> impl, std::vector<float> device_row);
+  std::shared_ptr<const Impl> impl_;
+  std::vector<float> device_row_;  // the bound device's features (for_device)
 };
 
 // The model shipped for a device: the first *.json file in data/models of the tree the

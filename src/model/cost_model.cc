@@ -100,24 +100,15 @@ std::string version_mismatch(const ModelInfo& info, const std::map<std::string, 
 // Xeon's (avx512_bf16): 0.974 against 0.962 (bench/results/2026-11-29e-cpu-intel-emr-2t.md).
 // nullopt where either is not a CPU class.
 std::optional<std::pair<double, int>> cpu_class_distance(const std::string& a, const std::string& b) {
-  auto parts = [](const std::string& device_class) -> std::optional<std::pair<int, int>> {
-    const std::size_t isa_end = device_class.find('/', 4);
-    if (device_class.rfind("cpu/", 0) != 0 || isa_end == std::string::npos || device_class.back() != 't') {
-      return std::nullopt;
-    }
-    const int level = cpu_isa_from_name(std::string_view(device_class).substr(4, isa_end - 4));
-    const int threads = std::atoi(device_class.c_str() + isa_end + 1);
-    if (level < 0 || threads <= 0) return std::nullopt;
-    return std::pair{level, threads};
-  };
-  const auto pa = parts(a), pb = parts(b);
+  const auto pa = cpu_class_parts(a), pb = cpu_class_parts(b);
   if (!pa || !pb) return std::nullopt;
   return std::pair{std::fabs(std::log2(double(pa->second) / double(pb->second))), std::abs(pa->first - pb->first)};
 }
 
 }  // namespace
 
-CostModel::CostModel(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+CostModel::CostModel(std::shared_ptr<const Impl> impl, std::vector<float> device_row)
+    : impl_(std::move(impl)), device_row_(std::move(device_row)) {}
 CostModel::~CostModel() = default;
 
 bool CostModel::built_in() { return booster_built_in(); }
@@ -128,24 +119,49 @@ const ModelInfo& CostModel::info() const { return impl_->info; }
 
 Result<std::shared_ptr<const CostModel>> CostModel::train(const std::vector<SweepData>& sweeps,
                                                          const std::vector<std::string>& names,
-                                                         const TrainOptions& options, bool fit_fast_top_k) {
+                                                         const TrainOptions& options, bool fit_fast_top_k,
+                                                         bool across_devices) {
   if (!booster_built_in()) return unsupported(booster_absent_message());
   if (sweeps.empty()) return invalid_argument("no sweep to train on");
   const SweepMeta& meta = sweeps.front().meta;
-  for (std::size_t i = 1; i < sweeps.size(); ++i) {
-    const std::string which = i < names.size() ? names[i] : "sweep " + std::to_string(i);
-    if (sweeps[i].meta.device != meta.device) {
-      return invalid_argument(which + " was measured on " + sweeps[i].meta.device + ", the first on " + meta.device +
-                              ": a model is trained on one device");
-    }
-    if (sweeps[i].meta.backend_versions != meta.backend_versions) {
-      return invalid_argument(which + " was measured with other backend versions than the first");
-    }
-  }
+  // Each sweep's device features, where the model is trained across devices.
+  std::vector<std::vector<float>> device_rows(sweeps.size());
   auto impl = std::make_unique<Impl>();
   ModelInfo& info = impl->info;
   info.device = meta.device;
   info.device_class = meta.device_class;
+  for (std::size_t i = 0; i < sweeps.size(); ++i) {
+    const std::string which = i < names.size() ? names[i] : "sweep " + std::to_string(i);
+    if (across_devices) {
+      auto row = device_features(sweeps[i].meta.device, sweeps[i].meta.device_class);
+      if (!row.is_ok()) return invalid_argument(which + ": " + row.status().message());
+      device_rows[i] = std::move(row).value();
+      if (std::find(info.devices.begin(), info.devices.end(), sweeps[i].meta.device) == info.devices.end()) {
+        info.devices.push_back(sweeps[i].meta.device);
+        if (i > 0) info.device += " + " + sweeps[i].meta.device, info.device_class += " + " + sweeps[i].meta.device_class;
+      }
+    }
+    if (i == 0) continue;
+    if (!across_devices && sweeps[i].meta.device != meta.device) {
+      return invalid_argument(which + " was measured on " + sweeps[i].meta.device + ", the first on " + meta.device +
+                              ": a model is trained on one device (or across devices, on purpose)");
+    }
+    // Across devices only the peer libraries may differ: OpenBLAS names the core it runs.
+    for (const auto& [backend, version] : meta.backend_versions) {
+      if (across_devices && peer_library(backend)) continue;
+      const auto other = sweeps[i].meta.backend_versions.find(backend);
+      if (other == sweeps[i].meta.backend_versions.end() || other->second != version) {
+        return invalid_argument(which + " was measured with another version of backend " + backend + " than the first");
+      }
+    }
+    if (sweeps[i].meta.backend_versions.size() != meta.backend_versions.size()) {
+      return invalid_argument(which + " was measured with other backends than the first");
+    }
+  }
+  if (info.devices.size() == 1) {
+    return invalid_argument("training across devices needs the sweeps of two devices or more; these are all of " +
+                            info.devices.front());
+  }
   info.training_data = names;
   info.params = options;
   std::set<std::string> backends, kinds, shapes;
@@ -166,14 +182,18 @@ Result<std::shared_ptr<const CostModel>> CostModel::train(const std::vector<Swee
   info.problem_kinds.assign(kinds.begin(), kinds.end());
   info.training_shapes.assign(shapes.begin(), shapes.end());
   info.features = feature_names(info.backends);
+  if (across_devices) {
+    for (const std::string& name : device_feature_names()) info.features.push_back(name);
+  }
   for (std::size_t i = 0; i < info.features.size(); ++i) impl->columns.push_back(i);
 
   std::vector<float> features, labels;
-  for (const SweepData& sweep : sweeps) {
-    for (const SweepRow& row : sweep.rows) {
+  for (std::size_t i = 0; i < sweeps.size(); ++i) {
+    for (const SweepRow& row : sweeps[i].rows) {
       if (row.measured.status != ChoiceStatus::ok || row.measured.time_us <= 0) continue;
       GEMMTUNE_ASSIGN_OR_RETURN(Problem problem, row.problem.problem());
       append_features(problem, row.measured.backend, row.measured.config, info.backends, features);
+      features.insert(features.end(), device_rows[i].begin(), device_rows[i].end());
       labels.push_back(float(std::log(row.measured.time_us)));
     }
   }
@@ -187,13 +207,13 @@ Result<std::shared_ptr<const CostModel>> CostModel::train(const std::vector<Swee
   info.training_rmse = std::sqrt(squared / double(rows));
   info.created_unix =
       std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
-  if (fit_fast_top_k) {
+  if (fit_fast_top_k && !across_devices) {
     GEMMTUNE_ASSIGN_OR_RETURN(FastTopKFit fit, gemmtune::fit_fast_top_k(sweeps, options));
     info.fast_top_k = fit.k;
     info.fast_fit_quality = fit.quality;
     info.fast_fit_time_fraction = fit.time_fraction;
   }
-  return std::shared_ptr<const CostModel>(new CostModel(std::move(impl)));
+  return std::shared_ptr<const CostModel>(new CostModel(std::move(impl), {}));
 }
 
 Result<ModelInfo> CostModel::read_info(const std::string& path) {
@@ -213,7 +233,10 @@ Result<std::shared_ptr<const CostModel>> CostModel::load(const std::string& path
   // name among those this build computes. A config field added since the model was trained is
   // a feature it never split on (every row it saw had the field unset), so it is left out; a
   // feature the model needs and this build lacks (a field renamed or removed) makes it unusable.
-  const std::vector<std::string> computed = feature_names(impl->info.backends);
+  std::vector<std::string> computed = feature_names(impl->info.backends);
+  if (!impl->info.devices.empty()) {
+    for (const std::string& name : device_feature_names()) computed.push_back(name);
+  }
   for (const std::string& feature : impl->info.features) {
     const auto at = std::find(computed.begin(), computed.end(), feature);
     if (at == computed.end() && is_legacy_feature(feature)) {
@@ -234,7 +257,7 @@ Result<std::shared_ptr<const CostModel>> CostModel::load(const std::string& path
     return Status(ErrorCode::corrupt_data, "cost model " + path + ": its trees do not load: " + booster.status().message());
   }
   impl->booster = std::move(booster).value();
-  return std::shared_ptr<const CostModel>(new CostModel(std::move(impl)));
+  return std::shared_ptr<const CostModel>(new CostModel(std::move(impl), {}));
 }
 
 Status CostModel::save(const std::string& path) const {
@@ -254,7 +277,8 @@ Status CostModel::save(const std::string& path) const {
 
 Status CostModel::check_trained_on(const std::string& device, const std::map<std::string, std::string>& versions) const {
   const ModelInfo& info = impl_->info;
-  if (device != info.device) {
+  const bool one_of = std::find(info.devices.begin(), info.devices.end(), device) != info.devices.end();
+  if (device != info.device && !one_of) {
     return unsupported("the cost model was trained on device '" + info.device + "', this is '" + device + "'");
   }
   if (const std::string mismatch = version_mismatch(info, versions, false); !mismatch.empty()) {
@@ -281,11 +305,16 @@ bool CostModel::ranks(std::string_view backend) const {
 
 Result<std::vector<double>> CostModel::predict(const Problem& problem, const std::vector<ModelChoice>& choices) const {
   if (choices.empty()) return std::vector<double>{};
+  if (!impl_->info.devices.empty() && device_row_.empty()) {
+    return invalid_argument("the cost model was trained across devices (" + impl_->info.device_class +
+                            "): it ranks for a device it is bound to (CostModel::for_device)");
+  }
   std::vector<float> features, computed;
   features.reserve(choices.size() * impl_->columns.size());
   for (const ModelChoice& choice : choices) {
     computed.clear();
     append_features(problem, choice.backend, choice.config, impl_->info.backends, computed);
+    computed.insert(computed.end(), device_row_.begin(), device_row_.end());
     for (const std::string& name : impl_->legacy) computed.push_back(legacy_feature(name, choice.backend, choice.config));
     for (std::size_t column : impl_->columns) features.push_back(computed[column]);
   }
@@ -294,12 +323,20 @@ Result<std::vector<double>> CostModel::predict(const Problem& problem, const std
   return std::vector<double>(predicted.begin(), predicted.end());
 }
 
+Result<std::shared_ptr<const CostModel>> CostModel::for_device(const std::string& device,
+                                                              const std::string& device_class) const {
+  if (impl_->info.devices.empty()) return std::shared_ptr<const CostModel>(new CostModel(impl_, {}));
+  auto row = device_features(device, device_class);
+  if (!row.is_ok()) return row.status();
+  return std::shared_ptr<const CostModel>(new CostModel(impl_, std::move(row).value()));
+}
+
 Result<std::shared_ptr<const CostModel>> load_cost_model_for(const std::string& path, const DeviceInfo& device,
                                                              const std::map<std::string, std::string>& versions) {
   GEMMTUNE_ASSIGN_OR_RETURN(auto model, CostModel::load(path));
   Status trained_on = model->check_trained_on(device.fingerprint(), versions);
   if (!trained_on.is_ok()) return Status(trained_on.code(), path + ": " + trained_on.message());
-  return model;
+  return model->for_device(device.fingerprint(), device.device_class());
 }
 
 Result<std::shared_ptr<const CostModel>> find_cost_model(const std::string& fingerprint,

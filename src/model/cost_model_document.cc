@@ -113,6 +113,11 @@ Result<ModelInfo> info_from_document(json document, const std::string& file, std
   ModelInfo info;
   GEMMTUNE_RETURN_IF_ERROR(read_field(document, "device", info.device, file));
   GEMMTUNE_RETURN_IF_ERROR(read_field(document, "device_class", info.device_class, file));
+  // Optional: only a model trained across devices has it.
+  if (document.contains("devices")) {
+    GEMMTUNE_RETURN_IF_ERROR(read_field(document, "devices", info.devices, file));
+    if (info.devices.size() < 2) return bad(file, "'devices' names fewer than two devices");
+  }
   GEMMTUNE_RETURN_IF_ERROR(read_field(document, "backend_versions", info.backend_versions, file));
   GEMMTUNE_RETURN_IF_ERROR(read_field(document, "backends", info.backends, file));
   GEMMTUNE_RETURN_IF_ERROR(read_field(document, "features", info.features, file));
@@ -179,6 +184,7 @@ json cost_model_document(const ModelInfo& info, const std::string& booster_bytes
                 {"params", params_json(info.params)},
                 {"created_unix", info.created_unix}}},
               {"booster_ubj_base64", base64_encode(booster_bytes)}};
+  if (!info.devices.empty()) out["devices"] = info.devices;
   if (info.fast_top_k > 0) {
     out["fast"] = {{"top_k", info.fast_top_k},
                    {"quality", info.fast_fit_quality},

@@ -1,6 +1,7 @@
 #include "features.h"
 
 #include <cmath>
+#include <cstdlib>
 
 #include "../core/config_upgrade.h"
 #include "gemmtune/dtype.h"
@@ -42,6 +43,28 @@ std::vector<std::string> feature_names(const std::vector<std::string>& backends)
   names.insert(names.end(), {"log2_blocks", "log2_blocks_per_thread", "log2_micro_tiles_per_thread", "log2_grid"});
   for (const std::string& backend : backends) names.push_back("backend_" + backend);
   return names;
+}
+
+std::optional<std::pair<int, int>> cpu_class_parts(const std::string& device_class) {
+  const std::size_t isa_end = device_class.find('/', 4);
+  if (device_class.rfind("cpu/", 0) != 0 || isa_end == std::string::npos || device_class.back() != 't') {
+    return std::nullopt;
+  }
+  const int level = cpu_isa_from_name(std::string_view(device_class).substr(4, isa_end - 4));
+  const int threads = std::atoi(device_class.c_str() + isa_end + 1);
+  if (level < 0 || threads <= 0) return std::nullopt;
+  return std::pair{level, threads};
+}
+
+std::vector<std::string> device_feature_names() { return {"device_isa_level", "device_threads", "device_l2_kib"}; }
+
+Result<std::vector<float>> device_features(const std::string& fingerprint, const std::string& device_class) {
+  const auto parts = cpu_class_parts(device_class);
+  if (!parts) return invalid_argument("device features are those of a CPU class (cpu/ISA/Nt), not '" + device_class + "'");
+  const std::size_t l2 = fingerprint.find("|l2=");
+  const long l2_kib = l2 == std::string::npos ? 0 : std::atol(fingerprint.c_str() + l2 + 4);
+  if (l2_kib <= 0) return invalid_argument("device '" + fingerprint + "' names no L2 size (|l2=...K)");
+  return std::vector<float>{float(parts->first), float(parts->second), float(l2_kib)};
 }
 
 void append_features(const Problem& p, std::string_view backend, const KernelConfig& config,

@@ -4,12 +4,15 @@
 // thread) are derived from the fields by name and are 0 where a field is absent.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "gemmtune/config.h"
 #include "gemmtune/problem.h"
+#include "gemmtune/status.h"
 
 namespace gemmtune {
 
@@ -19,6 +22,16 @@ std::vector<std::string> feature_names(const std::vector<std::string>& backends)
 // Appends one row of features (feature_names(backends).size() values) to `out`.
 void append_features(const Problem& problem, std::string_view backend, const KernelConfig& config,
                      const std::vector<std::string>& backends, std::vector<float>& out);
+
+// A CPU class's ISA level (cpu_isa_from_name) and thread count: "cpu/avx2/2t" is (1, 2);
+// nullopt for anything else.
+std::optional<std::pair<int, int>> cpu_class_parts(const std::string& device_class);
+
+// Features of the device, for a model trained on the sweeps of several CPUs
+// (ModelInfo::devices): its ISA level, its threads and its L2 a core (KiB, from the fingerprint's
+// "l2=...K"), which tell the trees apart where one CPU class runs a config faster than another.
+std::vector<std::string> device_feature_names();
+Result<std::vector<float>> device_features(const std::string& fingerprint, const std::string& device_class);
 
 // Features that models trained by an older gemmtune name and today's fields give only through a
 // mapping. One so far: `cfg_algo`, the number that before 2026-11-28 was the cpu backend's kernel

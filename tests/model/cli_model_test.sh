@@ -133,6 +133,17 @@ if json "$tmp/devices.json" 'assert d["cost_model"]' 2>/dev/null; then
   if grep -q "the one of the nearest class, cpu/generic/64t" "$tmp/err" && grep -q "top 10, twice the k" "$tmp/err" &&
      json "$tmp/far.json" 'assert "cost model: top 10" in d["selection"], d["selection"]'; then
     ok "a model of the nearest class stands in, at twice its k"; else bad "nearest class ($(cat "$tmp/err"))"; fi
+  # Trained across devices on purpose: the device's features join the model's, it names both,
+  # and it ranks held-out shapes of either.
+  "$CLI" model train --across-devices --data "$tmp/train.csv,$tmp/far.csv" --out "$tmp/across.json" --rounds 5 2>"$tmp/err"
+  "$CLI" model info "$tmp/across.json" --json >"$tmp/across-info.json"
+  if grep -q "trained across 2 devices" "$tmp/err" && json "$tmp/across-info.json" \
+     'assert len(d["devices"]) == 2 and d["features"][-3:] == ["device_isa_level", "device_threads", "device_l2_kib"]'; then
+    ok "model train --across-devices"; else bad "across devices ($(cat "$tmp/err"))"; fi
+  if "$CLI" model eval --data "$tmp/heldout.csv" --model "$tmp/across.json" --top-k 2 >/dev/null 2>"$tmp/err"; then
+    ok "a model trained across devices ranks one of them"; else bad "eval across ($(cat "$tmp/err"))"; fi
+  expect "across devices needs two" 2 "two devices or more" model train --across-devices --data "$tmp/train.csv" --out "$tmp/x.json"
+  expect "two devices need --across-devices" 2 "a model is trained on one device" model train --data "$tmp/train.csv,$tmp/far.csv" --out "$tmp/x.json"
   printf 'garbage' >"$tmp/garbage.json"
   expect "a damaged model file" 1 "not valid JSON" model eval --data "$tmp/heldout.csv" --model "$tmp/garbage.json"
 else

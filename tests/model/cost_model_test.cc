@@ -13,6 +13,7 @@
 #include "gemmtune/cost_model.h"
 #include "model/cost_model_document.h"
 #include "model/fast_top_k.h"
+#include "model/features.h"
 #include "store/store_entry.h"
 #include "store/temp_dir.h"
 
@@ -370,6 +371,73 @@ TEST_F(CostModelTest, TheNearestCpuClassStandsInWhereTheClassHasNoModel) {
   EXPECT_EQ(gpu.status().code(), ErrorCode::not_found);
   ASSERT_EQ(changed.status().code(), ErrorCode::not_found);
   EXPECT_NE(changed.status().message().find("alpha version 1"), std::string::npos) << changed.status().message();
+}
+
+// A model trained across devices learns what tells them apart from the devices' features: here
+// the 16-thread CPU runs every config 4x faster and has its best rank one higher, and the model
+// bound to each device predicts that device's times and ranking, to a device between them too.
+TEST(CostModelAcrossDevices, TheDevicesFeaturesTellTheirTimesAndRankingsApart) {
+  if (!CostModel::built_in()) SKIP_UNLESS_CI(CostModel::not_built_in_reason());
+  const std::string two = "cpu|Two|avx2,|2t|l2=512K", sixteen = "cpu|Sixteen|avx2,|16t|l2=2048K";
+  SweepData a = synthetic_sweep(two, 0, 40);
+  a.meta.backend_versions["openblas"] = "0.3 Zen";  // a peer's version may name the machine
+  SweepData b = synthetic_sweep(sixteen, 0, 40);
+  b.meta.device_class = "cpu/avx2/16t";
+  b.meta.backend_versions["openblas"] = "0.3 SkylakeX";
+  for (SweepRow& row : b.rows) {  // the best rank and the next swap places, and all run 4x faster
+    const int best = 1 + int(std::log2(double(row.problem.m))) % kRanks;
+    int rank = row.measured.config.rank;
+    if (rank == best || rank == best + 1) rank = 2 * best + 1 - rank;
+    row.measured.time_us = 0.25 * synthetic_time_us(row.problem, rank);
+  }
+  ASSERT_FALSE(CostModel::train({a, b}, {"a.csv", "b.csv"}, small_training(), false).is_ok())
+      << "two devices, not on purpose";
+  auto one = CostModel::train({a, a}, {"a.csv", "a2.csv"}, small_training(), false, true);
+  ASSERT_FALSE(one.is_ok());
+  EXPECT_NE(one.status().message().find("two devices or more"), std::string::npos) << one.status().message();
+  SweepData other_kernels = b;
+  other_kernels.meta.backend_versions["alpha"] = "2";
+  auto changed = CostModel::train({a, other_kernels}, {"a.csv", "b.csv"}, small_training(), false, true);
+  ASSERT_FALSE(changed.is_ok()) << "gemmtune's own backends must be at one version";
+  EXPECT_NE(changed.status().message().find("backend alpha"), std::string::npos) << changed.status().message();
+
+  auto trained = CostModel::train({a, b}, {"a.csv", "b.csv"}, small_training(), true, true);
+  ASSERT_TRUE(trained.is_ok()) << trained.status().message();
+  const ModelInfo& info = (*trained)->info();
+  EXPECT_EQ(info.devices, (std::vector<std::string>{two, sixteen}));
+  EXPECT_EQ(info.device_class, "cpu/avx2/2t + cpu/avx2/16t");
+  EXPECT_EQ(info.fast_top_k, 0) << "not fitted on halves that mix devices";
+  ASSERT_GE(info.features.size(), 3u);
+  EXPECT_EQ(std::vector<std::string>(info.features.end() - 3, info.features.end()), device_feature_names());
+  EXPECT_TRUE((*trained)->check_trained_on(sixteen, {{"alpha", "1"}}).is_ok());
+  EXPECT_FALSE((*trained)->check_trained_on("cpu|Third|avx2,|4t|l2=1024K", {{"alpha", "1"}}).is_ok());
+
+  const Problem p = *Problem::create(300, 200, 100, DType::f32);
+  std::vector<ModelChoice> choices;
+  for (int rank = 1; rank <= kRanks; ++rank) choices.push_back({"alpha", *KernelConfig::parse("rank=" + std::to_string(rank))});
+  auto unbound = (*trained)->predict(p, choices);
+  ASSERT_FALSE(unbound.is_ok());
+  EXPECT_NE(unbound.status().message().find("for_device"), std::string::npos) << unbound.status().message();
+  EXPECT_FALSE((*trained)->for_device("cuda|H100", "cuda/sm_90a/132sm").is_ok()) << "not a CPU class";
+  EXPECT_FALSE((*trained)->for_device("cpu|NoCache|4t", "cpu/avx2/4t").is_ok()) << "no L2 in the fingerprint";
+  auto on_two = *(*(*trained)->for_device(two, "cpu/avx2/2t"))->predict(p, choices);
+  auto on_sixteen = *(*(*trained)->for_device(sixteen, "cpu/avx2/16t"))->predict(p, choices);
+  const int best = 1 + int(std::log2(300.0)) % kRanks;
+  auto argmin = [](const std::vector<double>& v) { return int(std::min_element(v.begin(), v.end()) - v.begin()) + 1; };
+  EXPECT_EQ(argmin(on_two), best);
+  EXPECT_EQ(argmin(on_sixteen), best + 1);
+  EXPECT_NEAR(on_two[best - 1] - on_sixteen[best], std::log(4.0), 0.25) << "4x faster on sixteen threads";
+
+  // Saved and loaded, it is the same model; bound to a held-out sweep's device by the evaluation.
+  TempDir dir;
+  ASSERT_TRUE((*trained)->save(dir.file("across.json")).is_ok());
+  auto loaded = CostModel::load(dir.file("across.json"));
+  ASSERT_TRUE(loaded.is_ok()) << loaded.status().message();
+  EXPECT_EQ((*loaded)->info().devices, info.devices);
+  EXPECT_EQ(*(*(*loaded)->for_device(sixteen, "cpu/avx2/16t"))->predict(p, choices), on_sixteen);
+  auto eval = evaluate_cost_model(**loaded, synthetic_sweep(two, 1000, 10), 2);
+  ASSERT_TRUE(eval.is_ok()) << eval.status().message();
+  EXPECT_EQ(eval->shapes.size(), 10u);
 }
 
 // The shipped Zen 3 model stands in for another CPU of its class whose OpenBLAS picked other

@@ -72,6 +72,26 @@ TEST(Features, ASwappedKernelsBlockRowsTileN) {
   EXPECT_FLOAT_EQ(value(names, plain, "log2_blocks"), std::log2(123.0f));  // 3 × ceil(6144 / 152)
 }
 
+// A device's features come from its CPU class and its fingerprint's L2; anything else is refused
+// with what was missing.
+TEST(Features, TheDevicesFeaturesAreItsIsaLevelThreadsAndL2) {
+  const auto sixteen = device_features("cpu|Intel(R) Xeon(R) Processor|avx2,avx512f,|16t|l2=2048K", "cpu/avx512_bf16/16t");
+  ASSERT_TRUE(sixteen.is_ok()) << sixteen.status().message();
+  EXPECT_EQ(*sixteen, (std::vector<float>{4, 16, 2048}));
+  EXPECT_EQ(sixteen->size(), device_feature_names().size());
+  EXPECT_EQ(*device_features("cpu|AMD EPYC|avx2,|2t|l2=512K", "cpu/avx2/2t"), (std::vector<float>{1, 2, 512}));
+  EXPECT_EQ(cpu_class_parts("cpu/generic/64t"), (std::pair{0, 64}));
+  for (const char* bad : {"cuda/sm_90a/132sm", "cpu/avx3/2t", "cpu/avx2/0t", "cpu/avx2"}) {
+    EXPECT_FALSE(cpu_class_parts(bad).has_value()) << bad;
+    auto refused = device_features("cpu|X|2t|l2=512K", bad);
+    ASSERT_FALSE(refused.is_ok()) << bad;
+    EXPECT_NE(refused.status().message().find(bad), std::string::npos) << refused.status().message();
+  }
+  auto no_l2 = device_features("cpu|X|avx2,|2t", "cpu/avx2/2t");
+  ASSERT_FALSE(no_l2.is_ok());
+  EXPECT_NE(no_l2.status().message().find("no L2 size"), std::string::npos) << no_l2.status().message();
+}
+
 TEST(Features, ProblemKindsNameDtypesLayoutAndTf32) {
   ProblemSpec spec;
   spec.m = spec.n = spec.k = 8;

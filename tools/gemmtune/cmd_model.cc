@@ -16,6 +16,7 @@ namespace {
 constexpr const char* kModelSummary =
     "The learned cost model that ranks choices for --benchmark top:K and --fast.\n"
     "  train --data A.csv[,B.csv] --out MODEL   train on sweeps (`gemmtune sweep`) of one device\n"
+    "                                           (of several with --across-devices)\n"
     "  eval --data HELD_OUT.csv --top-k K       rank each held-out shape's configs, time only the top K:\n"
     "                                           geometric mean of exhaustive best / best of the top K,\n"
     "                                           and the fraction of exhaustive tuning time that costs\n"
@@ -34,6 +35,9 @@ std::vector<OptionSpec> model_specs() {
       {"json", false, "--json                 eval, info: print JSON"},
       {"transfer", false, "--transfer             eval: score --model on sweeps of another device (how it transfers to\n"
                           "                       a CPU it was not trained on; tunings there still do not use it)"},
+      {"across-devices", false, "--across-devices       train: on the sweeps of several CPUs, the device's features (ISA\n"
+                                "                       level, threads, L2) among the model's: it ranks for a CPU class\n"
+                                "                       none of them is (score it with eval --transfer)"},
       {"rounds", true, "--rounds N             train: boosting rounds (default 300)"},
       {"depth", true, "--depth N              train: tree depth (default 6)"},
       {"eta", true, "--eta X                train: learning rate (default 0.1)"},
@@ -66,7 +70,7 @@ int train(const Args& args) {
     sweeps.push_back(std::move(sweep).value());
   }
   const auto start = std::chrono::steady_clock::now();
-  auto model = CostModel::train(sweeps, files, options);
+  auto model = CostModel::train(sweeps, files, options, /*fit_fast_top_k=*/true, args.flag("across-devices"));
   if (!model.is_ok()) return fail(model.status());
   const std::string out = args.get("out", "");
   if (Status saved = (*model)->save(out); !saved.is_ok()) return fail(saved);
@@ -79,6 +83,10 @@ int train(const Args& args) {
     std::fprintf(stderr, "--fast times its top %d: on halves of the training shapes, each ranked by a model trained "
                          "on the other, quality %.3f at %.1f%% of the exhaustive tuning time (the worse half)\n",
                  info.fast_top_k, info.fast_fit_quality, 100 * info.fast_fit_time_fraction);
+  } else if (!info.devices.empty()) {
+    std::fprintf(stderr, "trained across %zu devices: k is not fitted (halves of the shapes would mix devices); "
+                         "score it on a CPU class none of them is with `model eval --transfer`\n",
+                 info.devices.size());
   } else {
     std::fprintf(stderr, "--fast times its top %d (k not fitted: fewer than %zu training shapes, or no k within "
                          "%.0f%% of the exhaustive tuning time)\n",
@@ -224,6 +232,7 @@ int info(const Args& args, const std::string& path) {
                         {"fast_fit_quality", info->fast_fit_quality},
                         {"fast_fit_time_fraction", info->fast_fit_time_fraction},
                         {"usable_in_this_build", CostModel::built_in()}};
+  if (!info->devices.empty()) out["devices"] = info->devices;
   if (args.flag("json")) {
     std::cout << out.dump(2) << "\n";
   } else {
