@@ -155,7 +155,11 @@ class CostModel {
 // nearest ISA level), and the session times twice its k: on three classes' held-out sweeps that
 // ranked to 0.962-0.983 of the exhaustive best at 7.5-12.4 % of its tuning time, where without
 // a model `--fast` times the default space in full (bench/results/2026-11-29e-cpu-intel-emr-2t.md).
-// Otherwise not_found, listing what was looked at and why each was not taken.
+// Before that, a model trained across devices whose classes span the device's (ISA level and
+// threads each within their range) stands in, bound to the device: on three classes none of its
+// sweeps was, 0.987-0.989 at k = 10, where the nearest class's read 0.966-0.993
+// (bench/results/2026-11-29h-cpu-model-across-classes.md). Otherwise not_found, listing what
+// was looked at and why each was not taken.
 Result<std::shared_ptr<const CostModel>> find_cost_model(const std::string& device,
                                                          const std::map<std::string, std::string>& versions,
                                                          const std::string& device_class = "");

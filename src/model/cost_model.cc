@@ -105,6 +105,29 @@ std::optional<std::pair<double, int>> cpu_class_distance(const std::string& a, c
   return std::pair{std::fabs(std::log2(double(pa->second) / double(pb->second))), std::abs(pa->first - pb->first)};
 }
 
+// Whether the CPU classes a model was trained across (its device_class, "A + B + ...") span
+// `device_class`: its ISA level and its thread count each within their range. Within it the
+// device's features fall between values the trees split on, and such a model ranked a left-out
+// class to 0.970 of the exhaustive best at k = 5 where the nearest class's read 0.943; outside,
+// where the trees have nothing to go on, the nearest class's was as good or 0.004 ahead in two
+// of three cases (bench/results/2026-11-29h-cpu-model-across-classes.md).
+bool classes_span(const std::string& trained_classes, const std::string& device_class) {
+  const auto device = cpu_class_parts(device_class);
+  if (!device) return false;
+  std::pair<int, int> low{std::numeric_limits<int>::max(), std::numeric_limits<int>::max()}, high{-1, -1};
+  for (std::size_t begin = 0; begin <= trained_classes.size();) {
+    std::size_t end = trained_classes.find(" + ", begin);
+    if (end == std::string::npos) end = trained_classes.size();
+    const auto parts = cpu_class_parts(trained_classes.substr(begin, end - begin));
+    if (!parts) return false;
+    low = {std::min(low.first, parts->first), std::min(low.second, parts->second)};
+    high = {std::max(high.first, parts->first), std::max(high.second, parts->second)};
+    begin = end + 3;
+  }
+  return low.first <= device->first && device->first <= high.first && low.second <= device->second &&
+         device->second <= high.second;
+}
+
 }  // namespace
 
 CostModel::CostModel(std::shared_ptr<const Impl> impl, std::vector<float> device_row)
@@ -344,9 +367,10 @@ Result<std::shared_ptr<const CostModel>> find_cost_model(const std::string& fing
                                                          const std::string& device_class) {
   std::string seen;
   // Loaded only where no model of this device is found: the first model of another device of
-  // this class whose own backends' versions match, else the one of the nearest other CPU class
+  // this class whose own backends' versions match, else the first trained across devices whose
+  // classes span this one's (classes_span), else the one of the nearest other CPU class
   // (cpu_class_distance).
-  std::string of_class, of_nearest_class;
+  std::string of_class, across, of_nearest_class;
   // The distance of of_nearest_class; none taken yet is farther than any (a plain pair: GCC 12
   // warned of an optional pair as maybe uninitialized).
   std::pair<double, int> nearest{std::numeric_limits<double>::infinity(), 0};
@@ -360,6 +384,18 @@ Result<std::shared_ptr<const CostModel>> find_cost_model(const std::string& fing
     for (const std::filesystem::path& file : files) {
       auto info = CostModel::read_info(file.string());
       if (!info.is_ok()) continue;  // not a model (or a damaged one): never ours
+      if (!info->devices.empty()) {
+        seen += "\n  " + file.string() + ": trained across " + info->device_class;
+        if (device_class.empty() || !across.empty()) continue;
+        if (!classes_span(info->device_class, device_class)) {
+          seen += ", which do not span " + device_class;
+        } else if (const std::string mismatch = version_mismatch(*info, versions, true); !mismatch.empty()) {
+          seen += " (trained on " + mismatch + ")";
+        } else {
+          across = file.string();
+        }
+        continue;
+      }
       if (info->device != fingerprint) {
         seen += "\n  " + file.string() + ": trained on '" + info->device + "'";
         if (device_class.empty()) continue;
@@ -384,10 +420,10 @@ Result<std::shared_ptr<const CostModel>> find_cost_model(const std::string& fing
       seen += "\n  " + file.string() + ": " + usable.message();
     }
   }
-  for (const std::string& stand_in : {of_class, of_nearest_class}) {
+  for (const std::string& stand_in : {of_class, across, of_nearest_class}) {
     if (stand_in.empty()) continue;
     auto model = CostModel::load(stand_in);
-    if (model.is_ok()) return model;
+    if (model.is_ok()) return (*model)->for_device(fingerprint, device_class);
     seen += "\n  " + stand_in + ": " + model.status().message();
   }
   std::string dirs;

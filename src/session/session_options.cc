@@ -54,11 +54,13 @@ void load_lut_and_model(SessionOptions& options, const DeviceInfo& device, const
         if (options.tuning.benchmark.model_k) {
           options.tuning.benchmark = BenchmarkSpace{2 * info.fast_k(), /*model_k=*/false};
           k_note = "; --fast times its top " + std::to_string(options.tuning.benchmark.top_k) +
-                   ", twice the k fitted on its own class";
+                   (info.devices.empty() ? ", twice the k fitted on its own class" : ", twice its k");
         }
-        warn_once("cost model: none was trained on this device or its class (" + device.device_class() +
-                  "); the one of the nearest class, " + info.device_class + " ('" + info.device +
-                  "'), ranks the choices instead" + k_note);
+        const std::string which = info.devices.empty()
+                                      ? "the one of the nearest class, " + info.device_class + " ('" + info.device + "')"
+                                      : "one trained across the classes " + info.device_class + ", which span it,";
+        warn_once("cost model: none was trained on this device or its class (" + device.device_class() + "); " +
+                  which + " ranks the choices instead" + k_note);
       } else if (info.device != device.fingerprint()) {
         warn_once("cost model: none was trained on this device; the one of another " + device.device_class() +
                   " device ('" + info.device + "') ranks the choices instead");

@@ -142,6 +142,14 @@ if json "$tmp/devices.json" 'assert d["cost_model"]' 2>/dev/null; then
     ok "model train --across-devices"; else bad "across devices ($(cat "$tmp/err"))"; fi
   if "$CLI" model eval --data "$tmp/heldout.csv" --model "$tmp/across.json" --top-k 2 >/dev/null 2>"$tmp/err"; then
     ok "a model trained across devices ranks one of them"; else bad "eval across ($(cat "$tmp/err"))"; fi
+  # Where the class has no model of its own, one trained across classes that span it stands in,
+  # says so, and --fast times twice its k.
+  mkdir -p "$tmp/across-models" && cp "$tmp/across.json" "$tmp/across-models/"
+  GEMMTUNE_MODEL_DIR="$tmp/across-models" "$CLI" tune --m 20 --n 30 --k 40 --fast --backends cpu,openblas --json $TIMING \
+    >"$tmp/across-tune.json" 2>"$tmp/err"
+  if grep -q "one trained across the classes .*, which span it, ranks the choices instead" "$tmp/err" &&
+     grep -q "top 10, twice its k" "$tmp/err" && json "$tmp/across-tune.json" 'assert "cost model: top 10" in d["selection"], d["selection"]'; then
+    ok "a model trained across classes that span this one stands in"; else bad "across stand-in ($(cat "$tmp/err"))"; fi
   expect "across devices needs two" 2 "two devices or more" model train --across-devices --data "$tmp/train.csv" --out "$tmp/x.json"
   expect "two devices need --across-devices" 2 "a model is trained on one device" model train --data "$tmp/train.csv,$tmp/far.csv" --out "$tmp/x.json"
   printf 'garbage' >"$tmp/garbage.json"

@@ -440,6 +440,41 @@ TEST(CostModelAcrossDevices, TheDevicesFeaturesTellTheirTimesAndRankingsApart) {
   EXPECT_EQ(eval->shapes.size(), 10u);
 }
 
+// Where the class has no model, one trained across devices stands in if their classes span the
+// device's (ISA level and threads each within their range), before the nearest class's; bound
+// to the device, it ranks. A model of the class itself still comes first.
+TEST(CostModelAcrossDevices, AModelAcrossClassesThatSpanTheDevicesStandsInBeforeTheNearestClass) {
+  if (!CostModel::built_in()) SKIP_UNLESS_CI(CostModel::not_built_in_reason());
+  TempDir dir;
+  SweepData two = synthetic_sweep("cpu|Two|avx2,|2t|l2=512K", 0, 30);
+  SweepData sixteen = synthetic_sweep("cpu|Sixteen|avx512f,|16t|l2=2048K", 0, 30);
+  sixteen.meta.device_class = "cpu/avx512_bf16/16t";
+  auto across = CostModel::train({two, sixteen}, {"two.csv", "sixteen.csv"}, small_training(), false, true);
+  auto of_two = CostModel::train({two}, {"two.csv"}, small_training(), false);
+  ASSERT_TRUE(across.is_ok() && of_two.is_ok());
+  ASSERT_TRUE((*across)->save(dir.file("across.json")).is_ok());
+  ASSERT_TRUE((*of_two)->save(dir.file("two.json")).is_ok());
+  setenv("GEMMTUNE_MODEL_DIR", dir.path().c_str(), 1);
+  const std::map<std::string, std::string> versions = {{"alpha", "1"}};
+  auto within = find_cost_model("cpu|Eight|avx512f,|8t|l2=1024K", versions, "cpu/avx512/8t");
+  auto fewer_threads = find_cost_model("cpu|One|avx512f,|1t|l2=1024K", versions, "cpu/avx512/1t");
+  auto of_class = find_cost_model("cpu|OtherTwo|avx2,|2t|l2=512K", versions, "cpu/avx2/2t");
+  auto changed = find_cost_model("cpu|Eight|avx512f,|8t|l2=1024K", {{"alpha", "2"}}, "cpu/avx512/8t");
+  unsetenv("GEMMTUNE_MODEL_DIR");
+  ASSERT_TRUE(within.is_ok()) << within.status().message();
+  EXPECT_EQ((*within)->info().devices.size(), 2u);
+  const Problem p = *Problem::create(300, 200, 100, DType::f32);
+  EXPECT_TRUE((*within)->predict(p, {{"alpha", *KernelConfig::parse("rank=3")}}).is_ok()) << "bound to the device";
+  ASSERT_TRUE(fewer_threads.is_ok()) << fewer_threads.status().message();
+  EXPECT_EQ((*fewer_threads)->info().device_class, "cpu/avx2/2t") << "1 thread is outside 2..16: the nearest class";
+  ASSERT_TRUE(of_class.is_ok());
+  EXPECT_EQ((*of_class)->info().device, "cpu|Two|avx2,|2t|l2=512K") << "the class's own model first";
+  ASSERT_EQ(changed.status().code(), ErrorCode::not_found);
+  EXPECT_NE(changed.status().message().find("trained across cpu/avx2/2t + cpu/avx512_bf16/16t (trained on backend alpha"),
+            std::string::npos)
+      << changed.status().message();
+}
+
 // The shipped Zen 3 model stands in for another CPU of its class whose OpenBLAS picked other
 // kernels (its version string names them), as a Zen 2 would.
 TEST(CostModelShipped, TheZen3ModelStandsInForAnotherCpuOfItsClassWithOtherPeerBuilds) {
