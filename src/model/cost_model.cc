@@ -304,7 +304,9 @@ Status CostModel::check_trained_on(const std::string& device, const std::map<std
   if (device != info.device && !one_of) {
     return unsupported("the cost model was trained on device '" + info.device + "', this is '" + device + "'");
   }
-  if (const std::string mismatch = version_mismatch(info, versions, false); !mismatch.empty()) {
+  // A model across devices holds the peers' versions of its first device only (OpenBLAS names
+  // each machine's core): it is held to gemmtune's own backends, as in training.
+  if (const std::string mismatch = version_mismatch(info, versions, !info.devices.empty()); !mismatch.empty()) {
     return unsupported("the cost model was trained on " + mismatch + " (its kernels changed; sweep and train again)");
   }
   return Status::ok();

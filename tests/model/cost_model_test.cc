@@ -409,7 +409,9 @@ TEST(CostModelAcrossDevices, TheDevicesFeaturesTellTheirTimesAndRankingsApart) {
   EXPECT_EQ(info.fast_top_k, 0) << "not fitted on halves that mix devices";
   ASSERT_GE(info.features.size(), 3u);
   EXPECT_EQ(std::vector<std::string>(info.features.end() - 3, info.features.end()), device_feature_names());
-  EXPECT_TRUE((*trained)->check_trained_on(sixteen, {{"alpha", "1"}}).is_ok());
+  EXPECT_TRUE((*trained)->check_trained_on(sixteen, {{"alpha", "1"}, {"openblas", "0.3 SkylakeX"}}).is_ok())
+      << "the peers' versions are the first device's";
+  EXPECT_FALSE((*trained)->check_trained_on(sixteen, {{"alpha", "2"}}).is_ok());
   EXPECT_FALSE((*trained)->check_trained_on("cpu|Third|avx2,|4t|l2=1024K", {{"alpha", "1"}}).is_ok());
 
   const Problem p = *Problem::create(300, 200, 100, DType::f32);
