@@ -157,7 +157,7 @@ class CostModel {
 // a model `--fast` times the default space in full (bench/results/2026-11-29e-cpu-intel-emr-2t.md).
 // Before that, a model trained across devices whose classes span the device's (ISA level and
 // threads each within their range) stands in, bound to the device: on three classes none of its
-// sweeps was, 0.987-0.989 at k = 10, where the nearest class's read 0.966-0.993
+// sweeps was, 0.977-0.989 at k = 10, where the nearest class's read 0.966-0.989
 // (bench/results/2026-11-29h-cpu-model-across-classes.md). Otherwise not_found, listing what
 // was looked at and why each was not taken.
 Result<std::shared_ptr<const CostModel>> find_cost_model(const std::string& device,
