@@ -163,6 +163,16 @@ class CostModel {
 Result<std::shared_ptr<const CostModel>> find_cost_model(const std::string& device,
                                                          const std::map<std::string, std::string>& versions,
                                                          const std::string& device_class = "");
+// How a model that find_cost_model returned relates to the device it ranks for, in the order
+// it looks: trained on this device, on another device of its class, across classes that span
+// the device's, or on the nearest other class. The two last are stand-ins: `--fast` times twice
+// their k.
+enum class ModelFit { this_device, device_of_class, across_classes, nearest_class };
+ModelFit model_fit(const ModelInfo& info, const std::string& device, const std::string& device_class);
+// "trained on this device", "trained on another device of its class", "trained across classes
+// that span it", "trained on the nearest class".
+std::string_view model_fit_name(ModelFit fit);
+
 // Loads `path` and checks it against the device and versions.
 Result<std::shared_ptr<const CostModel>> load_cost_model_for(const std::string& path, const DeviceInfo& device,
                                                              const std::map<std::string, std::string>& versions);

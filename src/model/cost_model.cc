@@ -356,6 +356,22 @@ Result<std::shared_ptr<const CostModel>> CostModel::for_device(const std::string
   return std::shared_ptr<const CostModel>(new CostModel(impl_, std::move(row).value()));
 }
 
+ModelFit model_fit(const ModelInfo& info, const std::string& device, const std::string& device_class) {
+  if (!info.devices.empty()) return ModelFit::across_classes;
+  if (info.device_class != device_class) return ModelFit::nearest_class;
+  return info.device == device ? ModelFit::this_device : ModelFit::device_of_class;
+}
+
+std::string_view model_fit_name(ModelFit fit) {
+  switch (fit) {
+    case ModelFit::this_device: return "trained on this device";
+    case ModelFit::device_of_class: return "trained on another device of its class";
+    case ModelFit::across_classes: return "trained across classes that span it";
+    case ModelFit::nearest_class: return "trained on the nearest class";
+  }
+  return "?";
+}
+
 Result<std::shared_ptr<const CostModel>> load_cost_model_for(const std::string& path, const DeviceInfo& device,
                                                              const std::map<std::string, std::string>& versions) {
   GEMMTUNE_ASSIGN_OR_RETURN(auto model, CostModel::load(path));

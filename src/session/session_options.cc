@@ -46,22 +46,25 @@ void load_lut_and_model(SessionOptions& options, const DeviceInfo& device, const
     if (model.is_ok()) {
       options.tuning.model = *model;
       const ModelInfo& info = (*model)->info();
-      if (info.device_class != device.device_class()) {
-        // A model of another class ranks less well than on its own (0.95-0.97 of the exhaustive
-        // best at its k where it shares the ISA or the thread count, 0.96-0.98 at twice it;
-        // bench/results/2026-11-29e-cpu-intel-emr-2t.md): `--fast` times twice its k.
+      const ModelFit fit = model_fit(info, device.fingerprint(), device.device_class());
+      if (fit == ModelFit::across_classes || fit == ModelFit::nearest_class) {
+        // A stand-in ranks less well than a model of the class (the nearest class's: 0.95-0.97
+        // of the exhaustive best at its k where it shares the ISA or the thread count, 0.96-0.98
+        // at twice it; bench/results/2026-11-29e-cpu-intel-emr-2t.md): `--fast` times twice its k.
         std::string k_note;
         if (options.tuning.benchmark.model_k) {
           options.tuning.benchmark = BenchmarkSpace{2 * info.fast_k(), /*model_k=*/false};
           k_note = "; --fast times its top " + std::to_string(options.tuning.benchmark.top_k) +
-                   (info.devices.empty() ? ", twice the k fitted on its own class" : ", twice its k");
+                   (fit == ModelFit::nearest_class ? ", twice the k fitted on its own class" : ", twice its k");
         }
-        const std::string which = info.devices.empty()
+        const std::string which = fit == ModelFit::nearest_class
                                       ? "the one of the nearest class, " + info.device_class + " ('" + info.device + "')"
                                       : "one trained across the classes " + info.device_class + ", which span it,";
-        warn_once("cost model: none was trained on this device or its class (" + device.device_class() + "); " +
-                  which + " ranks the choices instead" + k_note);
-      } else if (info.device != device.fingerprint()) {
+        const std::string none = options.model_path.empty()
+                                     ? "none was trained on this device or its class (" + device.device_class() + "); "
+                                     : "";
+        warn_once("cost model: " + none + which + " ranks the choices instead" + k_note);
+      } else if (fit == ModelFit::device_of_class) {
         warn_once("cost model: none was trained on this device; the one of another " + device.device_class() +
                   " device ('" + info.device + "') ranks the choices instead");
       }

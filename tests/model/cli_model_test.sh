@@ -150,6 +150,12 @@ if json "$tmp/devices.json" 'assert d["cost_model"]' 2>/dev/null; then
   if grep -q "one trained across the classes .*, which span it, ranks the choices instead" "$tmp/err" &&
      grep -q "top 10, twice its k" "$tmp/err" && json "$tmp/across-tune.json" 'assert "cost model: top 10" in d["selection"], d["selection"]'; then
     ok "a model trained across classes that span this one stands in"; else bad "across stand-in ($(cat "$tmp/err"))"; fi
+  GEMMTUNE_MODEL_DIR="$tmp/across-models" "$CLI" devices --json >"$tmp/across-devices.json"
+  if json "$tmp/across-devices.json" 'm = d["cpu_cost_model"]; assert m["found"] and m["fit"] == "trained across classes that span it" and m["fast_top_k"] == 10, m'; then
+    ok "devices names the model --fast would use and its k"; else bad "devices' model ($(cat "$tmp/across-devices.json" | tail -8))"; fi
+  GEMMTUNE_MODEL_DIR="$tmp/none" "$CLI" devices >"$tmp/none-devices.txt"
+  if grep -q "none for the CPU (no cost model for this device" "$tmp/none-devices.txt"; then
+    ok "devices says when no model serves the CPU"; else bad "devices without a model ($(cat "$tmp/none-devices.txt"))"; fi
   expect "across devices needs two" 2 "two devices or more" model train --across-devices --data "$tmp/train.csv" --out "$tmp/x.json"
   expect "two devices need --across-devices" 2 "a model is trained on one device" model train --data "$tmp/train.csv,$tmp/far.csv" --out "$tmp/x.json"
   printf 'garbage' >"$tmp/garbage.json"

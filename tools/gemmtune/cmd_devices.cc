@@ -5,6 +5,7 @@
 #include "commands.h"
 #include "common.h"
 #include "gemmtune/cost_model.h"
+#include "gemmtune/session.h"
 
 namespace gemmtune::cli {
 
@@ -22,6 +23,35 @@ int run_devices(int argc, char** argv) {
   if (!cpu.is_ok()) return fail(cpu.status());
   auto cuda = find_device("cuda:0");
 
+  // Which cost model `--fast` would rank with here, and at which k (a stand-in's twice its own).
+  nlohmann::json model = {{"found", false}};
+  std::string model_line = CostModel::built_in() ? "built in (XGBoost)" : CostModel::not_built_in_reason();
+  if (CostModel::built_in()) {
+    // Only for the backends' versions: no store, no table, no model of its own.
+    SessionOptions options;
+    options.store.path = "off";
+    options.store.redis_url = "";
+    options.lut_path = "";
+    options.model_path = "";
+    auto session = Session::create(options);
+    auto found = session.is_ok() ? find_cost_model(cpu->fingerprint(), (*session)->backend_versions(), cpu->device_class())
+                                 : Result<std::shared_ptr<const CostModel>>(session.status());
+    if (found.is_ok()) {
+      const ModelInfo& info = (*found)->info();
+      const ModelFit fit = model_fit(info, cpu->fingerprint(), cpu->device_class());
+      const bool stand_in = fit == ModelFit::across_classes || fit == ModelFit::nearest_class;
+      const int k = stand_in ? 2 * info.fast_k() : info.fast_k();
+      model = {{"found", true}, {"fit", model_fit_name(fit)}, {"device_class", info.device_class}, {"fast_top_k", k}};
+      model_line += "; the CPU's: " + std::string(model_fit_name(fit)) +
+                    (fit == ModelFit::this_device ? "" : " (" + info.device_class + ")") + ", --fast times its top " +
+                    std::to_string(k);
+    } else {
+      model["reason"] = found.status().message();
+      model_line += "; none for the CPU (" + found.status().message().substr(0, found.status().message().find('\n')) +
+                    "): --fast times the default space in full";
+    }
+  }
+
   nlohmann::json backends = nlohmann::json::array();
   for (DeviceKind kind : {DeviceKind::cpu, DeviceKind::cuda}) {
     for (const BackendAvailability& b : compiled_backends(kind)) {
@@ -34,7 +64,8 @@ int run_devices(int argc, char** argv) {
   if (args->flag("json")) {
     nlohmann::json out = {{"devices", {device_json(*cpu)}},
                           {"backends", backends},
-                          {"cost_model", CostModel::built_in()}};
+                          {"cost_model", CostModel::built_in()},
+                          {"cpu_cost_model", model}};
     if (!cuda.is_ok()) out["cuda"] = cuda.status().message();
     std::cout << out.dump(2) << "\n";
     return kExitOk;
@@ -50,7 +81,7 @@ int run_devices(int argc, char** argv) {
   std::printf("  kernel ISA: %s%s\n", std::string(cpu_isa_name(c.best_isa())).c_str(),
               c.isa_cap.empty() ? "" : (" (capped by GEMMTUNE_CPU_ISA=" + c.isa_cap + ")").c_str());
   std::printf("cuda: %s\n", cuda.is_ok() ? "present" : cuda.status().message().c_str());
-  std::printf("cost model: %s\n", CostModel::built_in() ? "built in (XGBoost)" : CostModel::not_built_in_reason().c_str());
+  std::printf("cost model: %s\n", model_line.c_str());
   std::printf("backends:\n");
   for (const auto& b : backends) {
     std::printf("  %-5s %-10s %-4s %s\n", b["device"].get<std::string>().c_str(), b["name"].get<std::string>().c_str(),
