@@ -172,6 +172,10 @@ ModelFit model_fit(const ModelInfo& info, const std::string& device, const std::
 // "trained on this device", "trained on another device of its class", "trained across classes
 // that span it", "trained on the nearest class".
 std::string_view model_fit_name(ModelFit fit);
+// Whether the model only stands in for the device's class (across classes, the nearest class).
+inline bool stands_in(ModelFit fit) { return fit == ModelFit::across_classes || fit == ModelFit::nearest_class; }
+// The k `--fast` times with a model that fits the device so: its own k, twice it for a stand-in.
+inline int fast_k_for(const ModelInfo& info, ModelFit fit) { return stands_in(fit) ? 2 * info.fast_k() : info.fast_k(); }
 
 // Loads `path` and checks it against the device and versions.
 Result<std::shared_ptr<const CostModel>> load_cost_model_for(const std::string& path, const DeviceInfo& device,

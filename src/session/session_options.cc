@@ -47,13 +47,13 @@ void load_lut_and_model(SessionOptions& options, const DeviceInfo& device, const
       options.tuning.model = *model;
       const ModelInfo& info = (*model)->info();
       const ModelFit fit = model_fit(info, device.fingerprint(), device.device_class());
-      if (fit == ModelFit::across_classes || fit == ModelFit::nearest_class) {
+      if (stands_in(fit)) {
         // A stand-in ranks less well than a model of the class (the nearest class's: 0.95-0.97
         // of the exhaustive best at its k where it shares the ISA or the thread count, 0.96-0.98
         // at twice it; bench/results/2026-11-29e-cpu-intel-emr-2t.md): `--fast` times twice its k.
         std::string k_note;
         if (options.tuning.benchmark.model_k) {
-          options.tuning.benchmark = BenchmarkSpace{2 * info.fast_k(), /*model_k=*/false};
+          options.tuning.benchmark = BenchmarkSpace{fast_k_for(info, fit), /*model_k=*/false};
           k_note = "; --fast times its top " + std::to_string(options.tuning.benchmark.top_k) +
                    (fit == ModelFit::nearest_class ? ", twice the k fitted on its own class" : ", twice its k");
         }

@@ -34,13 +34,15 @@ int run_devices(int argc, char** argv) {
     options.lut_path = "";
     options.model_path = "";
     auto session = Session::create(options);
-    auto found = session.is_ok() ? find_cost_model(cpu->fingerprint(), (*session)->backend_versions(), cpu->device_class())
-                                 : Result<std::shared_ptr<const CostModel>>(session.status());
+    // The model GEMMTUNE_MODEL names, as a session takes it, else the one shipped for the CPU.
+    const std::string path = model_path_from_env();
+    auto found = !session.is_ok()  ? Result<std::shared_ptr<const CostModel>>(session.status())
+                 : !path.empty()   ? load_cost_model_for(path, *cpu, (*session)->backend_versions())
+                                   : find_cost_model(cpu->fingerprint(), (*session)->backend_versions(), cpu->device_class());
     if (found.is_ok()) {
       const ModelInfo& info = (*found)->info();
       const ModelFit fit = model_fit(info, cpu->fingerprint(), cpu->device_class());
-      const bool stand_in = fit == ModelFit::across_classes || fit == ModelFit::nearest_class;
-      const int k = stand_in ? 2 * info.fast_k() : info.fast_k();
+      const int k = fast_k_for(info, fit);
       model = {{"found", true}, {"fit", model_fit_name(fit)}, {"device_class", info.device_class}, {"fast_top_k", k}};
       model_line += "; the CPU's: " + std::string(model_fit_name(fit)) +
                     (fit == ModelFit::this_device ? "" : " (" + info.device_class + ")") + ", --fast times its top " +
