@@ -128,6 +128,16 @@ bool classes_span(const std::string& trained_classes, const std::string& device_
          device->second <= high.second;
 }
 
+// The features this build computes for a model, in order: those of its backends, then, for a
+// model trained across devices, the device's (predict appends them after append_features').
+std::vector<std::string> computed_feature_names(const ModelInfo& info) {
+  std::vector<std::string> names = feature_names(info.backends);
+  if (!info.devices.empty()) {
+    for (const std::string& name : device_feature_names()) names.push_back(name);
+  }
+  return names;
+}
+
 }  // namespace
 
 CostModel::CostModel(std::shared_ptr<const Impl> impl, std::vector<float> device_row)
@@ -161,7 +171,10 @@ Result<std::shared_ptr<const CostModel>> CostModel::train(const std::vector<Swee
       device_rows[i] = std::move(row).value();
       if (std::find(info.devices.begin(), info.devices.end(), sweeps[i].meta.device) == info.devices.end()) {
         info.devices.push_back(sweeps[i].meta.device);
-        if (i > 0) info.device += " + " + sweeps[i].meta.device, info.device_class += " + " + sweeps[i].meta.device_class;
+        if (i > 0) {
+          info.device += " + " + sweeps[i].meta.device;
+          info.device_class += " + " + sweeps[i].meta.device_class;
+        }
       }
     }
     if (i == 0) continue;
@@ -204,10 +217,7 @@ Result<std::shared_ptr<const CostModel>> CostModel::train(const std::vector<Swee
   }
   info.problem_kinds.assign(kinds.begin(), kinds.end());
   info.training_shapes.assign(shapes.begin(), shapes.end());
-  info.features = feature_names(info.backends);
-  if (across_devices) {
-    for (const std::string& name : device_feature_names()) info.features.push_back(name);
-  }
+  info.features = computed_feature_names(info);
   for (std::size_t i = 0; i < info.features.size(); ++i) impl->columns.push_back(i);
 
   std::vector<float> features, labels;
@@ -256,10 +266,7 @@ Result<std::shared_ptr<const CostModel>> CostModel::load(const std::string& path
   // name among those this build computes. A config field added since the model was trained is
   // a feature it never split on (every row it saw had the field unset), so it is left out; a
   // feature the model needs and this build lacks (a field renamed or removed) makes it unusable.
-  std::vector<std::string> computed = feature_names(impl->info.backends);
-  if (!impl->info.devices.empty()) {
-    for (const std::string& name : device_feature_names()) computed.push_back(name);
-  }
+  const std::vector<std::string> computed = computed_feature_names(impl->info);
   for (const std::string& feature : impl->info.features) {
     const auto at = std::find(computed.begin(), computed.end(), feature);
     if (at == computed.end() && is_legacy_feature(feature)) {
