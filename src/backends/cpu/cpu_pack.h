@@ -142,6 +142,21 @@ inline void store_words(std::int32_t* p, VI v, int lanes) {
   else store_lanes_s32(p, v, lanes);
 }
 
+// One k group of a panel whose positions are contiguous in the source: W words from `row`
+// (positions past `width` zero), source rows k_stride apart within the group (`depth` valid).
+template <class F, DType In, bool kShift>
+__attribute__((always_inline)) inline void pack_group_across(const StorageT<In>* row, std::int64_t k_stride, int width,
+                                                             int depth, int W, std::int32_t* out) {
+  const VI shift = set1_i(std::int32_t(0x80808080u));
+  for (int x0 = 0; x0 < W; x0 += kLanes) {
+    const int lanes = W - x0 < kLanes ? W - x0 : kLanes;
+    const int valid = width - x0 < 0 ? 0 : (width - x0 < lanes ? width - x0 : lanes);
+    VI w = valid > 0 ? words_across<F, In>(row + x0, k_stride, valid, depth) : zero_i();
+    if constexpr (kShift) w = xor_i(w, shift);
+    store_words(out + x0, w, lanes);
+  }
+}
+
 // Packs positions [0, width) × depth [0, kb) of a source with element (x, p) at
 // src[x·pos_stride + p·k_stride] into a panel of W words per k group (W ≥ width); positions
 // past `width` and depth past kb are zero. One of the strides is 1: along k, words are built
@@ -170,19 +185,55 @@ __attribute__((always_inline)) inline void pack_panel(const StorageT<In>* src, s
         }
         transpose(rows);
         const int words = int(min64(groups - q0, kLanes));
-        for (int q = 0; q < words; ++q) store_words(out + (q0 + q) * W + x0, rows[q], lanes);
+        for (int q = 0; q < words; ++q) {
+          std::int32_t* at = out + (q0 + q) * W + x0;
+          // A panel narrower than a vector (an A panel of MR < kLanes rows) is written a whole
+          // vector a group: the lanes past W spill into the next group's words, which its own
+          // store then overwrites, in place of a partial store of W lanes (two stores and a
+          // shuffle on AVX2, as masked stores are microcode on Zen 2 and 3). The groups whose
+          // vector would reach past the panel's end are stored partially.
+          if (W <= kLanes && (q0 + q) * W + kLanes <= groups * W) store_i(at, rows[q]);
+          else store_words(at, rows[q], lanes);
+        }
       }
     }
   } else {
     for (std::int64_t q = 0; q < groups; ++q) {
-      const StorageT<In>* row = src + q * G * k_stride;
-      const int depth = int(min64(kb - q * G, G));
-      for (int x0 = 0; x0 < W; x0 += kLanes) {
-        const int lanes = W - x0 < kLanes ? W - x0 : kLanes;
-        const int valid = width - x0 < 0 ? 0 : (width - x0 < lanes ? width - x0 : lanes);
-        VI w = valid > 0 ? words_across<F, In>(row + x0, k_stride, valid, depth) : zero_i();
-        if constexpr (kShift) w = xor_i(w, shift);
-        store_words(out + q * W + x0, w, lanes);
+      pack_group_across<F, In, kShift>(src + q * G * k_stride, k_stride, width, int(min64(kb - q * G, G)), W,
+                                       out + q * W);
+    }
+  }
+}
+
+// Source rows that pack_panels reads into every panel before it moves down to the next ones.
+constexpr int kRowsAcrossPanels = 8;
+
+// Packs positions [0, width) × depth [0, kb) into ceil(width / W) panels of pack_panel's format,
+// panel j (positions j·W …) at out + j·W·groups. Where positions are contiguous (B of an nn or
+// A of a tn product), panel after panel would walk each one down k a line per source row, rows
+// a leading dimension apart (KiBs), where neither the stream prefetchers nor the TLB follow; here
+// the rows are read along their length instead, a few rows into every panel at a time.
+template <class F, DType In>
+inline void pack_panels(const StorageT<In>* src, std::int64_t pos_stride, std::int64_t k_stride, std::int64_t width,
+                        std::int64_t kb, int W, std::int32_t* out) {
+  constexpr int G = F::kGroup;
+  const std::int64_t groups = ceil_div(kb, G);
+  const std::int64_t panels = ceil_div(width, W);
+  if (k_stride == 1) {
+    for (std::int64_t j = 0; j < panels; ++j) {
+      pack_panel<F, In, false>(src + j * W * pos_stride, pos_stride, 1, int(min64(W, width - j * W)), kb, W,
+                               out + j * W * groups);
+    }
+    return;
+  }
+  constexpr std::int64_t kGroupsAtOnce = kRowsAcrossPanels / G > 0 ? kRowsAcrossPanels / G : 1;
+  for (std::int64_t q0 = 0; q0 < groups; q0 += kGroupsAtOnce) {
+    const std::int64_t q1 = min64(groups, q0 + kGroupsAtOnce);
+    for (std::int64_t j = 0; j < panels; ++j) {
+      const int valid = int(min64(W, width - j * W));
+      for (std::int64_t q = q0; q < q1; ++q) {
+        pack_group_across<F, In, false>(src + q * G * k_stride + j * W, k_stride, valid, int(min64(kb - q * G, G)),
+                                        W, out + j * W * groups + q * W);
       }
     }
   }

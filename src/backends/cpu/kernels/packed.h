@@ -164,14 +164,12 @@ struct PackedGemm {
       for (std::int64_t pc = 0; pc < P.k; pc += kc) {
         const std::int64_t kb = min64(kc, P.k - pc);
         const std::int64_t groups = ceil_div(kb, G);
-        for (std::int64_t jp = 0; jp < b_panels; ++jp) {
-          std::int32_t* panel = pb + jp * NR * groups;
-          pack_panel<F, In, false>(b + pc * P.b_ks + (jc + jp * NR) * P.b_cs, P.b_cs, P.b_ks,
-                                   int(min64(NR, nb - jp * NR)), kb, NR, panel);
+        pack_panels<F, In>(b + pc * P.b_ks + jc * P.b_cs, P.b_cs, P.b_ks, nb, kb, NR, pb);
 #if GEMMTUNE_ISA_LEVEL >= 3
-          if constexpr (F::kShiftA) shift_compensation(panel, groups, NR, comp + jp * NR);
-#endif
+        if constexpr (F::kShiftA) {
+          for (std::int64_t jp = 0; jp < b_panels; ++jp) shift_compensation(pb + jp * NR * groups, groups, NR, comp + jp * NR);
         }
+#endif
         TileTarget t{};
         t.ldc = P.ldc;
         t.lds = lds;
