@@ -88,6 +88,9 @@ TEST(Concurrency, ManyThreadsThroughSessionGemmOpAndCAbiOnNewAndKnownShapesAllGe
   family.k = kK;
   GemmOpOptions op_options;
   op_options.hints = {4, 32};
+  // The in-use check at the 3rd call: it reads the calls' times while other threads still
+  // record theirs, and may swap the kernel they run.
+  op_options.revisit_after_calls = 3;
   auto op = GemmOp::create(**session, family, op_options);
   ASSERT_TRUE(op.is_ok()) << op.status().to_string();
   gemmtune_session* c_session = nullptr;
@@ -138,6 +141,11 @@ TEST(Concurrency, ManyThreadsThroughSessionGemmOpAndCAbiOnNewAndKnownShapesAllGe
   // Every call was made: none was skipped by an early return.
   EXPECT_EQ(session_calls.load(), kThreads * (2 * kRounds + kRounds * (kRounds - 1) / 2));
   EXPECT_EQ(op_calls.load(), kThreads * kRounds * 3);
+  // Each round's shared shape and the hint's were called 3 times or more and checked once;
+  // a thread's own shapes, once each, were not.
+  if ((*op)->sub_kernels().size() > 1) {
+    EXPECT_EQ((*op)->routes_held_in_use() + (*op)->routes_revisited(), kRounds + 1);
+  }
   EXPECT_EQ(c_calls.load(), kThreads * kRounds * 2);
   // Whichever thread won the race to tune a shared shape, its pick is installed.
   for (int round = 0; round < kRounds; ++round) {

@@ -1,13 +1,16 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <thread>
 
 #include "core/reference_gemm.h"
 #include "core/test_buffers.h"
 #include "gemmtune/op.h"
+#include "session/in_use_watch.h"
 #include "store/route_record.h"
+#include "store/store_entry.h"
 #include "store/temp_dir.h"
 
 namespace gemmtune {
@@ -70,18 +73,21 @@ TEST(Route, ParsesEveryPolicyAndRejectsOthers) {
   EXPECT_EQ(Route::parse("fixed:3")->to_string(), "fixed:3");
 }
 
-// A timer that says sub-kernel `fastest` runs in 1 us and the others in `slower` us or more
-// (10x slower by default); counts its calls.
+// A timer that says sub-kernel `fastest` runs in 1 unit and the others in `slower` units or
+// more (10x slower by default); counts its calls. The unit is 1 ns by default: far below any
+// real product's time, so the calls in use always read slower than the rival did and the
+// in-use check always revisits. A unit of a second makes every route hold instead.
 struct FavouringTimer {
   int calls = 0;
   std::size_t fastest = 0;
   double slower = 10.0;
+  double unit_us = 1e-3;
   std::vector<Result<TimingStats>> operator()(const Problem&, const std::vector<GemmKernel*>& kernels) {
     ++calls;
     std::vector<Result<TimingStats>> stats;
     for (std::size_t i = 0; i < kernels.size(); ++i) {
       TimingStats t;
-      t.median_us = i == fastest ? 1.0 : slower + double(i);
+      t.median_us = unit_us * (i == fastest ? 1.0 : slower + double(i));
       t.samples = 1;
       stats.emplace_back(t);
     }
@@ -102,6 +108,23 @@ GemmOpOptions three_hints_timed_by(const std::shared_ptr<FavouringTimer>& timer)
   options.hints = {32, 64, 256};
   options.timer = [timer](const Problem& p, const std::vector<GemmKernel*>& k) { return (*timer)(p, k); };
   return options;
+}
+
+// A session's options with a store in `dir`, as processes that share a tuning file have.
+SessionOptions stored_options(const testing::TempDir& dir) {
+  SessionOptions options = fast_options();
+  options.store.mode = StoreMode::read_write;
+  options.store.path = dir.file("tuning.sqlite");
+  return options;
+}
+
+// The op, or null where every hint picked the same kernel on this machine: nothing to route
+// between, and the caller skips.
+std::unique_ptr<GemmOp> routing_op(Session& session, const GemmOpOptions& options) {
+  auto op = GemmOp::create(session, square_family(), options);
+  EXPECT_TRUE(op.is_ok()) << op.status().to_string();
+  if (!op.is_ok() || (*op)->sub_kernels().size() < 2) return nullptr;
+  return std::move(op).value();
 }
 
 // Two sub-kernels forced apart by restricting backends per hint is not possible through the
@@ -169,8 +192,9 @@ void run_calls(GemmOp& op, std::int64_t n, int calls) {
   for (int i = 0; i < calls; ++i) ASSERT_TRUE(op.run(n, n, n, buffers.a(), buffers.b(), c.data()).is_ok());
 }
 
-// A routed shape in use is routed once more at its revisit_after_calls-th call: when the
-// timings then favour another sub-kernel it changes, and it is never revisited again.
+// A routed shape whose calls in use run slower than its rival did is routed once more after
+// its revisit_after_calls-th call: when the timings then favour another sub-kernel it changes,
+// and it is never revisited again.
 TEST(GemmOp, ABenchmarkRouteIsRevisitedOnceWhenInUse) {
   auto session = own_kernels_session();
   auto timer = std::make_shared<FavouringTimer>();
@@ -254,7 +278,8 @@ TEST(GemmOp, ARevisitKeepsTheServingSubKernelWithinTheNoiseBand) {
     for (std::size_t i = 0; i < kernels.size(); ++i) {
       const bool first = i == 0, last = i + 1 == kernels.size();
       double us = 10.0;  // sub-kernels between the first and the last: far behind
-      if (calls == 1) us = last ? 1.0 : first ? 1.02 : us;  // the last 2 % ahead: routed there
+      if (calls == 1) us = last ? 1e-3 : first ? 1.02e-3 : us;  // the last 2 % ahead: routed there;
+      // its rival's 1.02 ns is far below the calls in use, which then read slower
       if (calls == 2) us = first ? 1.0 : last ? 1.03 : us;  // the first 3 % ahead
       if (calls == 3) us = 1.0;                             // the close finish of the two: a tie
       TimingStats t;
@@ -284,9 +309,7 @@ TEST(GemmOp, ARevisitKeepsTheServingSubKernelWithinTheNoiseBand) {
 // and does not revisit it.
 TEST(GemmOp, ARevisitedRouteIsStoredAndNotRevisitedByTheNextProcess) {
   testing::TempDir dir;
-  SessionOptions session_options = fast_options();
-  session_options.store.mode = StoreMode::read_write;
-  session_options.store.path = dir.file("tuning.sqlite");
+  const SessionOptions session_options = stored_options(dir);
   auto timer = std::make_shared<FavouringTimer>();
   GemmOpOptions options = three_hints_timed_by(timer);
   options.revisit_after_calls = 3;
@@ -332,6 +355,108 @@ TEST(GemmOp, ARevisitedRouteIsStoredAndNotRevisitedByTheNextProcess) {
 
 // The record keeps the revisit; a record written before the field existed reads as not
 // revisited, and a mistyped field is refused.
+// A route whose calls in use run no slower than its fastest rival did is held: not timed again,
+// recorded as held, and no later process checks it. Here the timer says the route's kernel
+// takes 1 s and its rivals 10 s or more: any real call of 100³ holds against that.
+TEST(GemmOp, ARouteWhoseCallsInUseHoldAgainstItsRivalIsNotRevisited) {
+  testing::TempDir dir;
+  auto timer = std::make_shared<FavouringTimer>();
+  timer->unit_us = 1e6;
+  GemmOpOptions options = three_hints_timed_by(timer);
+  options.revisit_after_calls = 4;
+  {
+    auto session = own_kernels_session(stored_options(dir));
+    auto op = routing_op(*session, options);
+    if (!op) GTEST_SKIP() << "every hint picked the same kernel on this machine: nothing to route between";
+    run_calls(*op, 100, 3);
+    EXPECT_EQ(timer->calls, 1);
+    EXPECT_EQ(op->routes_held_in_use(), 0);
+    run_calls(*op, 100, 1);  // the 4th call: checked, and held
+    EXPECT_EQ(op->routes_held_in_use(), 1);
+    EXPECT_EQ(op->routes_revisited(), 0);
+    run_calls(*op, 100, 10);
+    EXPECT_EQ(timer->calls, 1);
+    EXPECT_EQ(op->routes_held_in_use(), 1);
+    EXPECT_EQ(*op->route(100, 100, 100), 0);
+  }
+  // The next process routes the shape from the store and checks it no more, even where its
+  // timer would now read every rival faster.
+  timer->unit_us = 1e-3;
+  auto session = own_kernels_session(stored_options(dir));
+  auto op = routing_op(*session, options);
+  ASSERT_NE(op, nullptr);
+  run_calls(*op, 100, 10);
+  EXPECT_EQ(op->routes_from_store(), 1);
+  EXPECT_EQ(op->routes_held_in_use(), 0);
+  EXPECT_EQ(op->routes_revisited(), 0);
+  EXPECT_EQ(timer->calls, 1);
+}
+
+// The rival's time is stored with the route: a process that loads a route it did not decide
+// holds its calls in use against that time, without timing the sub-kernels.
+TEST(GemmOp, AStoredRouteIsCheckedAgainstTheRivalTimeItWasDecidedOn) {
+  testing::TempDir dir;
+  auto timer = std::make_shared<FavouringTimer>();
+  GemmOpOptions options = three_hints_timed_by(timer);
+  for (const double unit_us : {1e6, 1e-3}) {  // a rival at 11 s, then at 11 ns
+    const std::int64_t n = unit_us > 1 ? 100 : 120;
+    {
+      GemmOpOptions unchecked = options;
+      unchecked.revisit_after_calls = 0;  // this process only decides and stores the route
+      auto session = own_kernels_session(stored_options(dir));
+      auto op = routing_op(*session, unchecked);
+      if (!op) GTEST_SKIP() << "every hint picked the same kernel on this machine: nothing to route between";
+      timer->unit_us = unit_us;
+      EXPECT_EQ(*op->route(n, n, n), 0);
+    }
+    const int timed_before = timer->calls;
+    options.revisit_after_calls = 3;
+    auto session = own_kernels_session(stored_options(dir));
+    auto op = routing_op(*session, options);
+    ASSERT_NE(op, nullptr);
+    run_calls(*op, n, 3);
+    EXPECT_EQ(op->routes_from_store(), 1);
+    if (unit_us > 1) {
+      EXPECT_EQ(op->routes_held_in_use(), 1) << "calls of " << n << "³ against a rival's 11 s";
+      EXPECT_EQ(timer->calls, timed_before);
+    } else {
+      EXPECT_EQ(op->routes_revisited(), 1) << "calls of " << n << "³ against a rival's 11 ns";
+      EXPECT_EQ(timer->calls, timed_before + 1);
+    }
+  }
+}
+
+TEST(InUseWatch, TheMedianSkipsUnfinishedCallsAndKeepsTheLastSlots) {
+  using std::chrono::microseconds;
+  InUseWatch none(4);
+  EXPECT_EQ(none.median_us(), 0.0);
+  InUseWatch watch(3);
+  watch.record(0, microseconds(30));
+  EXPECT_DOUBLE_EQ(watch.median_us(), 30.0);  // slots 1 and 2 still running: skipped
+  watch.record(1, microseconds(10));
+  watch.record(2, microseconds(20));
+  EXPECT_DOUBLE_EQ(watch.median_us(), 20.0);
+  watch.record(3, microseconds(40));  // the 4th call takes the first call's slot
+  EXPECT_DOUBLE_EQ(watch.median_us(), 20.0);
+  watch.record(4, microseconds(50));
+  EXPECT_DOUBLE_EQ(watch.median_us(), 40.0);  // 40, 50, 20
+  InUseWatch many(1000);  // only the last kSlots calls are kept
+  for (int c = 0; c < 1000; ++c) many.record(c, microseconds(c < 1000 - InUseWatch::kSlots ? 1 : 7));
+  EXPECT_DOUBLE_EQ(many.median_us(), 7.0);
+  InUseWatch tick(1);
+  tick.record(0, std::chrono::nanoseconds(0));  // faster than the clock's tick: still a call
+  EXPECT_GT(tick.median_us(), 0.0);
+}
+
+TEST(InUseWatch, SlowerThanTheRivalMeansBeyondTheNoiseBand) {
+  EXPECT_FALSE(InUseWatch::slower_than_rival(10.0, 10.0, 0.01));
+  EXPECT_FALSE(InUseWatch::slower_than_rival(10.1, 10.0, 0.01));   // inside the band
+  EXPECT_TRUE(InUseWatch::slower_than_rival(10.11, 10.0, 0.01));   // past it
+  EXPECT_FALSE(InUseWatch::slower_than_rival(5.0, 10.0, 0.01));
+  EXPECT_TRUE(InUseWatch::slower_than_rival(5.0, 0.0, 0.01));      // no rival time: revisit
+  EXPECT_TRUE(InUseWatch::slower_than_rival(0.0, 10.0, 0.01));     // no call timed: revisit
+}
+
 TEST(RouteRecord, TheRevisitRoundTripsAndOldRecordsReadAsNotRevisited) {
   const std::string key = route_key("dev", "fam", "32,64", "benchmark", 100, 100, 100);
   RouteRecord record{"cpu", *KernelConfig::parse("mm=4 mn=2")};
@@ -347,6 +472,38 @@ TEST(RouteRecord, TheRevisitRoundTripsAndOldRecordsReadAsNotRevisited) {
   std::string bad = serialize_route(key, RouteRecord{"cpu", record.config, true});
   bad.replace(bad.find("true"), 4, "\"yes\"");
   EXPECT_EQ(parse_route(key, bad).status().code(), ErrorCode::corrupt_data);
+}
+
+// The in-use check's fields: "held" and "rival_us" round-trip; records without them read as
+// unchecked with no rival time; a mistyped or non-positive value is refused.
+TEST(RouteRecord, HeldAndTheRivalTimeRoundTrip) {
+  const std::string key = route_key("dev", "fam", "32,64", "benchmark", 100, 100, 100);
+  RouteRecord record{"cpu", *KernelConfig::parse("mm=4 mn=2")};
+  const std::string plain = serialize_route(key, record);
+  EXPECT_EQ(plain.find("held"), std::string::npos);
+  EXPECT_EQ(plain.find("rival_us"), std::string::npos);
+  EXPECT_FALSE(parse_route(key, plain)->held);
+  EXPECT_EQ(parse_route(key, plain)->rival_us, 0.0);
+  record.held = true;
+  record.rival_us = 12.5;
+  auto back = parse_route(key, serialize_route(key, record));
+  ASSERT_TRUE(back.is_ok()) << back.status().to_string();
+  EXPECT_TRUE(back->held);
+  EXPECT_FALSE(back->revisited);
+  EXPECT_DOUBLE_EQ(back->rival_us, 12.5);
+  // Edited values, re-signed so that only the field's type or value is wrong.
+  for (const std::string& value : {std::string("\"12.5\""), std::string("-1"), std::string("0")}) {
+    nlohmann::json body = nlohmann::json::parse(serialize_route(key, record));
+    body["rival_us"] = nlohmann::json::parse(value);
+    body["checksum"] = "";
+    body["checksum"] = json_checksum(body);
+    EXPECT_EQ(parse_route(key, body.dump()).status().code(), ErrorCode::corrupt_data) << "rival_us " << value;
+  }
+  nlohmann::json body = nlohmann::json::parse(serialize_route(key, record));
+  body["held"] = 1;
+  body["checksum"] = "";
+  body["checksum"] = json_checksum(body);
+  EXPECT_EQ(parse_route(key, body.dump()).status().code(), ErrorCode::corrupt_data) << "held 1";
 }
 
 TEST(GemmOp, DistanceRoutingFollowsTheNearestHint) {

@@ -32,12 +32,16 @@ struct GemmOpOptions {
   // process routes known shapes without timing again.
   bool persist_routes = true;
   // A shape the benchmark policy routed (here or in another process, from the store) is
-  // routed once more at its revisit_after_calls-th call, when it is in use: its sub-kernels
-  // timed again, in fresh interleaved rounds, weighed by the same rule together with the
-  // rounds the first decision read (where it was made in this process), and a rival serves
-  // from then on only where it is faster beyond the noise band. One reading of the timings
-  // otherwise decides a hot shape for good. The revisit is recorded with the route in the
-  // store, so no process repeats it. 0: never.
+  // checked in use: its first revisit_after_calls calls are timed as the program makes them
+  // (two clock reads each; later calls are not timed). When their median is slower than the
+  // fastest round of any rival in the route's decision, beyond the noise band, the shape is routed
+  // once more: its sub-kernels timed again, in fresh interleaved rounds, weighed by the same
+  // rule together with the rounds the first decision read (where it was made in this process),
+  // and a rival serves from then on only where it is faster beyond the noise band. One reading
+  // of the timings otherwise decides a hot shape for good. Either outcome (held or revisited)
+  // is recorded with the route in the store, so no process repeats the check. On a CUDA device
+  // a call only enqueues the kernel, so the host cannot time it: the revisit there comes at
+  // the revisit_after_calls-th call unchecked. 0: never.
   std::int64_t revisit_after_calls = 64;
   // How the benchmark policy times sub-kernels on a new shape; empty means
   // Session::time_kernels with the session's timing options. Tests inject timings here.
@@ -74,9 +78,10 @@ class GemmOp {
   // How many shapes this op routed from the tuning store instead of deciding them itself.
   std::int64_t routes_from_store() const;
   // How many routed shapes were revisited (GemmOpOptions::revisit_after_calls), and how many of
-  // those changed sub-kernel.
+  // those changed sub-kernel; how many held in use, their calls no slower than the rival.
   std::int64_t routes_revisited() const;
   std::int64_t routes_changed_on_revisit() const;
+  std::int64_t routes_held_in_use() const;
   const Route& policy() const;
   // The family's problem at concrete dims.
   Result<Problem> problem_at(std::int64_t m, std::int64_t n, std::int64_t k) const;

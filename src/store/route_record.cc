@@ -6,8 +6,10 @@
 
 namespace gemmtune {
 
-// Bump when the record's layout changes. 1: {key, backend, config, checksum}, and "revisited"
-// (true) once the route was decided again in use; records without it read as not revisited.
+// Bump when the record's layout changes. 1: {key, backend, config, checksum}, and optional
+// fields that older records lack: "revisited" (true) once the route was decided again in use,
+// "held" (true) once its calls in use ran no slower than its rivals, "rival_us" (the rivals'
+// fastest round when decided). Records without them read as neither checked nor timed.
 constexpr int kRouteRecordVersion = 1;
 
 std::string route_key(std::string_view device, std::string_view family, std::string_view hints,
@@ -22,6 +24,8 @@ bool is_route_key(std::string_view key) { return key.substr(0, kRouteKeyPrefix.s
 std::string serialize_route(const std::string& key, const RouteRecord& route) {
   nlohmann::json body = {{"key", key}, {"backend", route.backend}, {"config", route.config.to_string()}, {"checksum", ""}};
   if (route.revisited) body["revisited"] = true;
+  if (route.held) body["held"] = true;
+  if (route.rival_us > 0) body["rival_us"] = route.rival_us;
   body["checksum"] = json_checksum(body);
   return body.dump();
 }
@@ -46,6 +50,14 @@ Result<RouteRecord> parse_route(const std::string& key, std::string_view text) {
   if (body.contains("revisited")) {
     if (!body["revisited"].is_boolean()) return bad("is malformed");
     route.revisited = body["revisited"].get<bool>();
+  }
+  if (body.contains("held")) {
+    if (!body["held"].is_boolean()) return bad("is malformed");
+    route.held = body["held"].get<bool>();
+  }
+  if (body.contains("rival_us")) {
+    if (!body["rival_us"].is_number() || !(body["rival_us"].get<double>() > 0)) return bad("is malformed");
+    route.rival_us = body["rival_us"].get<double>();
   }
   return route;
 }

@@ -26,6 +26,12 @@ struct RouteRecord {
   // The route was decided again once the shape was in use (GemmOpOptions::revisit_after_calls):
   // no process revisits it.
   bool revisited = false;
+  // The route's calls in use ran no slower than any rival had: it held, and no process
+  // checks it again.
+  bool held = false;
+  // The rivals' fastest round (us) when the route was decided: what a later process's calls in
+  // use are held against. 0: unknown (a record from before the field, or no rival).
+  double rival_us = 0;
 };
 
 std::string serialize_route(const std::string& key, const RouteRecord& route);

@@ -48,10 +48,12 @@ struct Table {
   std::vector<std::vector<double>> before_ratio, after_ratio;
   std::vector<std::string> best_pick;
   // [hint][runtime]: the hints whose sub-kernel served the op's cell ("256+1024" where two hints
-  // picked one config), routed before the timing and serving after it (the revisit, at the
-  // first timed call, may change it). An "after" cell then says whether the route or the
-  // kernel's reading is what sets it apart from "best".
+  // picked one config), routed before the timing and serving after it (the in-use check, at
+  // the warm-up's last call, may revisit the route and change it). An "after" cell then says
+  // whether the route or the kernel's reading is what sets it apart from "best".
   std::vector<std::vector<std::string>> routed_first, routed_after;
+  // Over every op: routes the in-use check held, revisited, and changed on the revisit.
+  std::int64_t held = 0, revisited = 0, changed = 0;
 };
 
 // The hints of an op's sub-kernel, "256+1024".
@@ -234,6 +236,9 @@ int run_hints_table(int argc, char** argv) {
   auto table_samples = args->get_int("bench-samples", timing.samples, 1, 1000);
   if (!table_samples.is_ok()) return fail(table_samples.status());
   timing.samples = int(*table_samples);
+  // The ops' in-use check times the warm-up's calls: enough of them for a median past the
+  // first, cold call.
+  timing.warmup_runs = std::max(timing.warmup_runs, 8);
   auto dims_at = [&](std::int64_t size) {
     return std::array<std::int64_t, 3>{size, *n == kDynamic ? size : *n, *k == kDynamic ? size : *k};
   };
@@ -277,10 +282,11 @@ int run_hints_table(int argc, char** argv) {
       if (other != h) op_options.hints.push_back(other);
     }
     op_options.route = *route;
-    // The table shows a shape in use, after the benchmark route's one revisit. At the op's
-    // default (its 64th call) the revisit fell inside the timer's calibration, whose batch then
-    // read milliseconds for a 2.5 us kernel: at its first call it falls in the warm-up instead.
-    op_options.revisit_after_calls = 1;
+    // The table shows a shape in use, after the benchmark route's in-use check (and its
+    // revisit where the check found the route slower than its rival). At the op's default (the
+    // 64th call) a revisit fell inside the timer's calibration, whose batch then read
+    // milliseconds for a 2.5 us kernel: the check comes at the warm-up's last call instead.
+    op_options.revisit_after_calls = timing.warmup_runs;
     auto op = GemmOp::create(**session, family, op_options);
     if (!op.is_ok()) return fail(op.status());
     ops.push_back(std::move(op).value());
@@ -342,6 +348,12 @@ int run_hints_table(int argc, char** argv) {
     }
   }
 
+  for (const auto& op : ops) {
+    table.held += op->routes_held_in_use();
+    table.revisited += op->routes_revisited();
+    table.changed += op->routes_changed_on_revisit();
+  }
+
   const std::string title = std::string(dtype_name(*dtype)) + " " + layout + " on " +
                             (*session)->device().name + ", route " + route->to_string();
   if (args->has("plot")) {
@@ -355,6 +367,8 @@ int run_hints_table(int argc, char** argv) {
                           {"route", route->to_string()}, {"dtype", dtype_name(*dtype)},
                           {"layout", layout}, {"bench_samples", timing.samples},
                           {"routed_first", table.routed_first}, {"routed_after", table.routed_after},
+                          {"in_use_check", {{"held", table.held}, {"revisited", table.revisited},
+                                            {"changed", table.changed}}},
                           {"device", device_json((*session)->device())}, {"unit", "ms"},
                           {"null", "the hint's kernel cannot run that size"}};
     std::cout << out.dump(2) << "\n";
@@ -392,6 +406,8 @@ int run_hints_table(int argc, char** argv) {
     }
     std::cout << row << "\n";
   }
+  std::cout << "in-use check (the benchmark route's, in the warm-up): " << table.held << " held, " << table.revisited
+            << " revisited, " << table.changed << " of those changed\n";
   return kExitOk;
 }
 
