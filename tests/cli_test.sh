@@ -78,6 +78,12 @@ expect_fail "unreadable shape file" "is not small, skinny, llm, square, random:C
 expect_fail "bench samples out of range" "--bench-samples must be in [1, 1000] (got 0)" bench --shapes small --bench-samples 0
 printf '8 8 8\n# comment\n1 2\n' >"$tmp/bad_shapes"
 expect_fail "malformed shape file" "bad_shapes:3: expected three non-negative integers" bench --shapes "$tmp/bad_shapes"
+# A Redis URL where the store's file goes is refused, and makes no file named after it.
+(cd "$tmp" && expect_fail "a URL for the store file" "--cache: the local tuning store is a SQLite file path (or off), not a URL" \
+  tune --m 8 --n 8 --k 8 --cache redis://127.0.0.1:1)
+(cd "$tmp" && GEMMTUNE_CACHE=redis://127.0.0.1:1 expect_fail "a URL in GEMMTUNE_CACHE" "GEMMTUNE_CACHE: the local tuning store" \
+  tune --m 8 --n 8 --k 8)
+if [ -e "$tmp/redis:" ]; then bad "a URL for the store file made $tmp/redis:"; else ok "a URL for the store file made no file"; fi
 
 printf '# M N K\n8 8 8\n17 33 65\n' >"$tmp/shapes"
 if "$CLI" bench --device cpu --dtype f32 --shapes "$tmp/shapes" --json $FAST --bench-samples 4 2>"$tmp/err" | python3 -c '

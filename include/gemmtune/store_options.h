@@ -31,6 +31,9 @@ struct StoreOptions {
   // The SQLite path these options name: `path` itself, or the default location; "off" when
   // the local store is disabled.
   std::string resolved_path() const;
+  // invalid_argument when the options cannot name a store: a local path that is a URL
+  // ("redis://…" given for the file rather than as redis_url).
+  Status check() const;
 };
 
 }  // namespace gemmtune

@@ -55,6 +55,16 @@ std::string StoreOptions::resolved_path() const {
   return "off";  // nowhere sensible to keep a file
 }
 
+Status StoreOptions::check() const {
+  // A URL given where a file goes ("--cache redis://host:port" for --redis) made a SQLite file
+  // under ./redis:/ and left the user thinking the fleet's store was in use.
+  if (path.find("://") != std::string::npos) {
+    return invalid_argument("the local tuning store is a SQLite file path (or off), not a URL: '" + path +
+                            "'; a shared Redis store is given by --redis, GEMMTUNE_REDIS_URL or StoreOptions::redis_url");
+  }
+  return Status::ok();
+}
+
 #ifndef GEMMTUNE_HAVE_REDIS
 bool redis_store_built() { return false; }
 
@@ -67,6 +77,7 @@ Result<std::unique_ptr<TuningStore>> open_store(const StoreOptions& options) {
   if (options.mode == StoreMode::off) return std::unique_ptr<TuningStore>();
   std::unique_ptr<TuningStore> local;
   if (const std::string path = options.resolved_path(); path != "off") {
+    GEMMTUNE_RETURN_IF_ERROR(options.check());
     // Read-only never creates a file (nor its folder) where there was none.
     std::error_code ec;
     if (options.mode == StoreMode::read_write || std::filesystem::exists(path, ec)) {

@@ -3,6 +3,8 @@
 // a read-only or absent store.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "gemmtune/session.h"
 #include "gemmtune/tuning_cache.h"
 #include "temp_dir.h"
@@ -30,6 +32,21 @@ std::string tune_into(const std::string& path, int count) {
   EXPECT_TRUE(session.is_ok()) << session.status().to_string();
   for (int m = 1; m <= count; ++m) EXPECT_TRUE((*session)->tune_or_load(*Problem::create(m, 8, 8, DType::f32)).is_ok());
   return (*find_device("cpu")).fingerprint();
+}
+
+// A Redis URL given for the local file is refused by name, and no file is made after it
+// (it used to open a SQLite file at ./redis:/host:port).
+TEST(TuningCache, AUrlForTheLocalFileIsRefusedAndMakesNoFile) {
+  for (const std::string url : {"redis://127.0.0.1:1", "redis://127.0.0.1:1/0"}) {
+    auto cache = TuningCache::open(store_at(url));
+    ASSERT_FALSE(cache.is_ok()) << url;
+    EXPECT_EQ(cache.status().code(), ErrorCode::invalid_argument) << url;
+    EXPECT_NE(cache.status().message().find("not a URL: '" + url + "'"), std::string::npos) << cache.status().message();
+    EXPECT_EQ(store_at(url).check().code(), ErrorCode::invalid_argument);
+  }
+  EXPECT_FALSE(std::filesystem::exists("redis:"));
+  EXPECT_TRUE(store_at("off").check().is_ok());
+  EXPECT_TRUE(store_at("/tmp/a:b.sqlite").check().is_ok());  // a colon alone is a file name
 }
 
 TEST(TuningCache, ListsExportsImportsAndClearsThroughThePublicApi) {

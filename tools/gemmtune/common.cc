@@ -63,6 +63,9 @@ Result<StoreOptions> store_options_from(const Args& args) {
     if (!mode.is_ok()) return invalid_argument("--cache-mode: " + mode.status().message());
     options.mode = *mode;
   }
+  if (Status checked = options.check(); !checked.is_ok()) {
+    return invalid_argument(std::string(args.has("cache") ? "--cache" : "GEMMTUNE_CACHE") + ": " + checked.message());
+  }
   return options;
 }
 
