@@ -13,6 +13,8 @@
 //   tiles only:         the tiles on operands packed once (the kernel's bound at this shape)
 //   tiles, A unpacked:  the same, broadcasting from A's rows
 //   tiles, C fetched:   with the packed kernel's fetches of C (into L2, then into L1)
+//   tiles, fetch N ahead: B's panel and A's fetched into L1 N steps ahead (oneDNN's AVX2
+//                       sgemm kernel fetches its packed operands ahead)
 //   tiles, k rolled:    the k loop not unrolled (the packed kernel's), and with C fetched
 //   tiles, tail whole:  m = 6q + 2 only: the last 2 rows in a whole 6-row tile, as the packed
 //                       kernel runs them, or in a 2-row tile of their own
@@ -84,12 +86,17 @@ __attribute__((target("avx2,fma"))) void pack_a(const float* a, const Shape& s, 
 // into L2 at the start and into L1 kNearC steps before the end, in two loops split there.
 // kRolled: the k loop not unrolled (the packed kernel's `#pragma GCC unroll 1`).
 constexpr long kNearC = 32;
-template <long R, bool kFetchC, bool kRolled = false>
+template <long R, bool kFetchC, bool kRolled = false, long kAhead = 0>
 __attribute__((target("avx2,fma"), always_inline)) inline void tile(long k, const float* a, long a_rs, long a_ks,
                                                                      const float* pb, float* c, long ldc) {
   __m256 acc[R][2];
   for (auto& row : acc) row[0] = row[1] = _mm256_setzero_ps();
   auto step = [&](long p) __attribute__((always_inline)) {
+    // kAhead > 0: B's panel and A's fetched into L1 that many steps ahead, a line a step.
+    if constexpr (kAhead > 0) {
+      _mm_prefetch(reinterpret_cast<const char*>(pb + (p + kAhead) * NR), _MM_HINT_T0);
+      if (p % 2 == 0) _mm_prefetch(reinterpret_cast<const char*>(a + (p + kAhead) * a_ks * MR), _MM_HINT_T0);
+    }
     const __m256 b0 = _mm256_load_ps(pb + p * NR), b1 = _mm256_load_ps(pb + p * NR + 8);
 #pragma GCC unroll 6
     for (long r = 0; r < R; ++r) {
@@ -134,13 +141,13 @@ __attribute__((target("avx2,fma"), always_inline)) inline void tile(long k, cons
 enum class Tail { none, whole, own };
 
 // Every tile, B panel by B panel (each in L1 over the tiles of A), A packed or from its rows.
-template <bool kFetchC, bool kRolled = false>
+template <bool kFetchC, bool kRolled = false, long kAhead = 0>
 __attribute__((target("avx2,fma"))) void tiles(const Shape& s, const float* a, bool packed_a, const float* pb,
                                                float* c, Tail tail = Tail::none, float* scratch = nullptr) {
   const long whole = s.m / MR * MR, left = s.m - whole;
   for (long j = 0; j < s.n; j += NR) {
     for (long i = 0; i < whole; i += MR) {
-      if (packed_a) tile<MR, kFetchC, kRolled>(s.k, a + i * s.k, 1, MR, pb + j * s.k, c + i * s.n + j, s.n);
+      if (packed_a) tile<MR, kFetchC, kRolled, kAhead>(s.k, a + i * s.k, 1, MR, pb + j * s.k, c + i * s.n + j, s.n);
       else tile<MR, kFetchC>(s.k, a + i * s.k, s.k, 1, pb + j * s.k, c + i * s.n + j, s.n);
     }
     if (left == 0 || tail == Tail::none) continue;
@@ -201,6 +208,8 @@ int main(int argc, char** argv) {
   report("tiles only", best_median_us(repeats, [&] { tiles<false>(s, pa, true, pb, c.data()); }), true);
   report("tiles, A unpacked", best_median_us(repeats, [&] { tiles<false>(s, a.data(), false, pb, c.data()); }), true);
   report("tiles, C fetched", best_median_us(repeats, [&] { tiles<true>(s, pa, true, pb, c.data()); }), true);
+  report("tiles, fetch 8 ahead", best_median_us(repeats, [&] { tiles<false, false, 8>(s, pa, true, pb, c.data()); }), true);
+  report("tiles, fetch 16 ahead", best_median_us(repeats, [&] { tiles<false, false, 16>(s, pa, true, pb, c.data()); }), true);
   report("tiles, k rolled", best_median_us(repeats, [&] { tiles<false, true>(s, pa, true, pb, c.data()); }), true);
   report("tiles, both", best_median_us(repeats, [&] { tiles<true, true>(s, pa, true, pb, c.data()); }), true);
   if (s.m % MR == 2) {
