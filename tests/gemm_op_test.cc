@@ -12,6 +12,7 @@
 #include "store/route_record.h"
 #include "store/store_entry.h"
 #include "store/temp_dir.h"
+#include "store/tuning_store.h"
 
 namespace gemmtune {
 namespace {
@@ -650,6 +651,59 @@ TEST(SessionRouting, NewShapesOfAFamilyAreRoutedToTheHintSubKernels) {
   EXPECT_TRUE(session->pick(other)->routed);
 }
 
+// A shape the benchmark policy routed for Session::gemm runs through the family's op: its first
+// calls are checked in use as GemmOp::run's are, and the outcome is stored with its route. With
+// the check off, the routed kernel is installed directly and the route never checked.
+TEST(SessionRouting, BenchmarkRoutedShapesAreCheckedInUse) {
+  for (const std::int64_t revisit : {std::int64_t(3), std::int64_t(0)}) {
+    testing::TempDir dir;
+    SessionOptions options = stored_options(dir);
+    options.tuning.backends = {"cpu"};
+    options.routing.route = *Route::parse("benchmark");
+    options.routing.dynamic_dims = "m";
+    options.routing.hints = {32, 256};
+    options.routing.revisit_after_calls = revisit;
+    auto session = *Session::create(options);
+    const Problem p = *Problem::create(100, 48, 64, DType::f32, "nt");
+    ASSERT_TRUE(session->prepare(p).is_ok());  // tunes the hints, then routes p
+    auto hint_32 = session->pick(*Problem::create(32, 48, 64, DType::f32, "nt"));
+    auto hint_256 = session->pick(*Problem::create(256, 48, 64, DType::f32, "nt"));
+    ASSERT_TRUE(hint_32.is_ok() && hint_256.is_ok());
+    if (hint_32->backend == hint_256->backend && hint_32->config == hint_256->config) {
+      GTEST_SKIP() << "both hints picked the same kernel on this machine: nothing to route between";
+    }
+    TestBuffers buffers(p, 11);
+    std::vector<float> expected(std::size_t(p.c_elements())), c(expected.size());
+    reference_gemm(p, buffers.a(), buffers.b(), expected.data());
+    for (int call = 0; call < 5; ++call) {  // the check comes after the 3rd, and may swap the kernel
+      std::fill(c.begin(), c.end(), 0.0f);
+      ASSERT_TRUE(session->gemm(p, buffers.a(), buffers.b(), c.data()).is_ok()) << "call " << call;
+      for (std::size_t e = 0; e < c.size(); ++e) ASSERT_NEAR(c[e], expected[e], 1e-3) << "call " << call << ", element " << e;
+    }
+    auto pick = session->pick(p);
+    ASSERT_TRUE(pick.is_ok()) << pick.status().to_string();
+    EXPECT_TRUE(pick->routed);
+    session.reset();  // the store's file is read below, as another process would
+    auto store = open_sqlite_store(dir.file("tuning.sqlite"));
+    ASSERT_TRUE(store.is_ok()) << store.status().to_string();
+    auto records = (*store)->list();
+    ASSERT_TRUE(records.is_ok()) << records.status().to_string();
+    int routes = 0, checked = 0;
+    for (const StoreRecord& record : *records) {
+      if (!is_route_key(record.key) || record.key.find("/100x48x64") == std::string::npos) continue;
+      ++routes;
+      auto route = parse_route(record.key, record.value);
+      ASSERT_TRUE(route.is_ok()) << route.status().to_string();
+      if (route->held || route->revisited) ++checked;
+      EXPECT_GT(route->rival_us, 0.0) << "the rival's time is stored with the route";
+      EXPECT_EQ(route->backend, pick->backend);
+      EXPECT_EQ(route->config, pick->config) << "Session::pick names the sub-kernel serving now";
+    }
+    EXPECT_EQ(routes, 1) << "revisit_after_calls " << revisit;
+    EXPECT_EQ(checked, revisit > 0 ? 1 : 0) << "revisit_after_calls " << revisit;
+  }
+}
+
 TEST(SessionRouting, PaddedOperandsAlongADynamicDimAreTunedInsteadOfRouted) {
   SessionOptions options = fast_options();
   options.store.mode = StoreMode::off;
@@ -682,6 +736,12 @@ TEST(SessionRouting, BadRoutingOptionsAreRejectedAtCreate) {
   SessionOptions options = fast_options();
   options.routing.hints = {64, 0};
   EXPECT_FALSE(Session::create(options).is_ok());
+  options.routing.hints = {64};
+  options.routing.revisit_after_calls = -1;
+  auto negative = Session::create(options);
+  ASSERT_FALSE(negative.is_ok());
+  EXPECT_NE(negative.status().message().find("revisit_after_calls must be >= 0"), std::string::npos)
+      << negative.status().message();
 }
 
 }  // namespace

@@ -60,6 +60,9 @@ Status ShapeRouting::validate() const {
   for (std::int64_t hint : hints) {
     if (hint < 1) return invalid_argument("routing: size hints must be >= 1 (got " + std::to_string(hint) + ")");
   }
+  if (revisit_after_calls < 0) {
+    return invalid_argument("routing: revisit_after_calls must be >= 0 (got " + std::to_string(revisit_after_calls) + ")");
+  }
   return Status::ok();
 }
 

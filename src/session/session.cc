@@ -95,6 +95,22 @@ struct Pick {
   KernelConfig config;
   double time_us = -1;
   bool routed = false;  // a sub-kernel of the family's op, not a tuning of this problem
+  GemmOp* op = nullptr;  // the family's op where the shape runs through it (ThroughOp)
+};
+
+// A shape the benchmark policy routed runs through its family's op rather than a kernel of its
+// own, so that the op's in-use check (and the revisit it may lead to) sees Session::gemm's
+// calls as it sees GemmOp::run's. Installed directly, a routed shape kept its first route for
+// good. The op's lookup costs a few ns a call (GemmOp::run measured 8.3 ns against
+// Session::gemm's 8.0, bench/results/2026-11-22-cpu-hints.md).
+class ThroughOp final : public Kernel {
+ public:
+  ThroughOp(GemmOp& op, const Problem& problem) : op_(op), m_(problem.m()), n_(problem.n()), k_(problem.k()) {}
+  Status run(const GemmArgs& args) override { return op_.run(m_, n_, k_, args.a, args.b, args.c, args.stream); }
+
+ private:
+  GemmOp& op_;
+  std::int64_t m_, n_, k_;
 };
 
 class GemmKernelHandle final : public GemmKernel {
@@ -246,6 +262,7 @@ struct Session::Impl {
       GemmOpOptions op_options;
       op_options.hints = routing.hints;
       op_options.route = routing.route;
+      op_options.revisit_after_calls = routing.revisit_after_calls;
       GEMMTUNE_ASSIGN_OR_RETURN(auto op, GemmOp::create(*self, *family, op_options));
       it = families.emplace(name, std::move(op)).first;
     }
@@ -266,6 +283,10 @@ struct Session::Impl {
     const SubKernel& sub = op->sub_kernels()[std::size_t(sub_index)];
     for (const auto& backend : backends) {
       if (backend->name() != sub.backend) continue;
+      if (op->policy().policy == RoutePolicy::benchmark && options.routing.revisit_after_calls > 0) {
+        // The op prepared (and checked) the sub-kernel for this shape when it routed it.
+        return install(key, std::make_shared<ThroughOp>(*op, problem), Pick{backend.get(), sub.config, -1, true, op});
+      }
       GEMMTUNE_ASSIGN_OR_RETURN(auto kernel, prepare_checked(*backend, problem, sub.config));
       return install(key, std::shared_ptr<Kernel>(std::move(kernel)), Pick{backend.get(), sub.config, -1, true});
     }
@@ -393,6 +414,11 @@ Result<PickInfo> Session::pick(const Problem& problem) const {
   std::shared_lock lock(impl_->table_mutex);
   auto it = impl_->picks.find(ProblemKey::of(problem));
   if (it == impl_->picks.end()) return not_found("no pick for " + problem.describe() + ": not tuned yet");
+  if (GemmOp* op = it->second.op) {
+    // The sub-kernel serving now: the op's in-use check may have routed the shape again.
+    GEMMTUNE_ASSIGN_OR_RETURN(int sub, op->route(problem.m(), problem.n(), problem.k()));
+    if (sub >= 0) return PickInfo{op->sub_kernels()[std::size_t(sub)].backend, op->sub_kernels()[std::size_t(sub)].config, -1, true};
+  }
   return PickInfo{std::string(it->second.backend->name()), it->second.config, it->second.time_us, it->second.routed};
 }
 
