@@ -1,6 +1,8 @@
 // Host cost of dispatching a known shape: GemmOp::run and Session::gemm against calling the same
-// kernel directly, on a 1×1×1 f32 product so the kernel itself costs little. The difference of
-// the medians is the dispatch overhead (target: under 100 ns on the development CPU).
+// kernel directly, on a 1×1×1 f32 product so the kernel itself costs little, and Session::gemm
+// of a shape its routing placed (SessionOptions::routing, benchmark route: through the
+// family's op). The difference of the medians is the dispatch overhead (target: under 100 ns on
+// the development CPU).
 #include <benchmark/benchmark.h>
 
 #include <memory>
@@ -15,7 +17,11 @@ struct Fixture {
   std::unique_ptr<Session> session;
   std::unique_ptr<GemmOp> op;
   std::unique_ptr<GemmKernel> direct;
+  std::unique_ptr<Session> routing;  // routes m = 2 between the kernels of hints 1 and 4
+  std::unique_ptr<Session> unchecked;  // the same, its in-use check off: the kernel installed itself
   Problem problem = *Problem::create(1, 1, 1, DType::f32);
+  Problem routed = *Problem::create(2, 1, 1, DType::f32);
+  float a2[2] = {1, 1}, c2[2] = {0, 0};
   float a = 1, b = 2, c = 0;
 
   Fixture() {
@@ -33,6 +39,14 @@ struct Fixture {
     (void)session->prepare(problem);
     const PickInfo pick = session->pick(problem).value();
     direct = std::move(session->kernel(problem, pick.backend, pick.config).value());
+    options.routing.route = *Route::parse("benchmark");
+    options.routing.hints = {1, 4};
+    routing = std::move(Session::create(options).value());
+    options.routing.revisit_after_calls = 0;
+    unchecked = std::move(Session::create(options).value());
+    // Past the in-use check's calls: what every later call costs.
+    for (int call = 0; call < 100; ++call) (void)routing->gemm(routed, a2, &b, c2);
+    (void)unchecked->gemm(routed, a2, &b, c2);
   }
 };
 
@@ -56,9 +70,21 @@ void BM_SessionGemmOfAKnownProblem(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(f.session->gemm(f.problem, &f.a, &f.b, &f.c));
 }
 
+void BM_SessionGemmOfARoutedProblem(benchmark::State& state) {
+  Fixture& f = fixture();
+  for (auto _ : state) benchmark::DoNotOptimize(f.routing->gemm(f.routed, f.a2, &f.b, f.c2));
+}
+
+void BM_SessionGemmOfARoutedProblemUnchecked(benchmark::State& state) {
+  Fixture& f = fixture();
+  for (auto _ : state) benchmark::DoNotOptimize(f.unchecked->gemm(f.routed, f.a2, &f.b, f.c2));
+}
+
 BENCHMARK(BM_KernelCalledDirectly)->Repetitions(9)->ReportAggregatesOnly(true);
 BENCHMARK(BM_GemmOpDispatchOfAKnownShape)->Repetitions(9)->ReportAggregatesOnly(true);
 BENCHMARK(BM_SessionGemmOfAKnownProblem)->Repetitions(9)->ReportAggregatesOnly(true);
+BENCHMARK(BM_SessionGemmOfARoutedProblem)->Repetitions(9)->ReportAggregatesOnly(true);
+BENCHMARK(BM_SessionGemmOfARoutedProblemUnchecked)->Repetitions(9)->ReportAggregatesOnly(true);
 
 }  // namespace
 

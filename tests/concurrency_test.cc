@@ -154,5 +154,37 @@ TEST(Concurrency, ManyThreadsThroughSessionGemmOpAndCAbiOnNewAndKnownShapesAllGe
   }
 }
 
+// Session::gemm's routing with the benchmark route: threads run routed shapes through the
+// family's op while its in-use check reads their times, may route a shape again, and the
+// session then installs the settled kernel in place of the op, under the calls of the others.
+TEST(Concurrency, ManyThreadsOnRoutedShapesWhileTheirRoutesAreCheckedAndSettled) {
+  gemmtune::testing::TempDir dir;
+  SessionOptions options = options_with_store(dir.file("store.sqlite"));
+  options.routing.route = *Route::parse("benchmark");
+  options.routing.dynamic_dims = "m";
+  options.routing.hints = {4, 32};
+  options.routing.revisit_after_calls = 3;
+  auto session = Session::create(options);
+  ASSERT_TRUE(session.is_ok()) << session.status().to_string();
+  Failures failures;
+  std::atomic<int> calls{0};
+  std::barrier start(kThreads);
+  auto worker = [&](int t) {
+    start.arrive_and_wait();
+    for (int call = 0; call < 8; ++call) {
+      const Problem p = *Problem::create(9 + call % 3, kN, kK, DType::f32);  // three routed shapes, shared
+      run_and_check(p, std::uint64_t(100 * t + call), "routed Session::gemm", failures,
+                    [&](const void* a, const void* b, void* c) { return (*session)->gemm(p, a, b, c); });
+      ++calls;
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) threads.emplace_back(worker, t);
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(failures.count(), 0) << failures.first();
+  EXPECT_EQ(calls.load(), kThreads * 8);
+  for (std::int64_t m : {9, 10, 11}) EXPECT_TRUE((*session)->pick(*Problem::create(m, kN, kK, DType::f32))->routed) << m;
+}
+
 }  // namespace
 }  // namespace gemmtune

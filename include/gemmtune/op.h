@@ -82,6 +82,9 @@ class GemmOp {
   std::int64_t routes_revisited() const;
   std::int64_t routes_changed_on_revisit() const;
   std::int64_t routes_held_in_use() const;
+  // Whether a shape this op routed will keep its sub-kernel: it is not checked in use, or its
+  // check (and the revisit that may follow) is done. False for a shape not routed yet.
+  bool route_settled(std::int64_t m, std::int64_t n, std::int64_t k) const;
   const Route& policy() const;
   // The family's problem at concrete dims.
   Result<Problem> problem_at(std::int64_t m, std::int64_t n, std::int64_t k) const;

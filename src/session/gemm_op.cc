@@ -143,6 +143,7 @@ struct GemmOp::Impl {
     std::vector<std::unique_ptr<GemmKernel>> kernels;  // the first decision's, then a revisit's
     // Calls toward the in-use check; only counted while `watched`.
     std::atomic<bool> watched{false};
+    std::atomic<bool> settled{false};  // not watched, or its check (and any revisit) is done
     std::atomic<std::int64_t> calls{0};
     std::unique_ptr<InUseWatch> in_use;  // their times; null where calls cannot be timed
     std::string store_key;  // where the route is stored; empty when it is not
@@ -384,6 +385,7 @@ struct GemmOp::Impl {
       routed->in_use = std::make_unique<InUseWatch>(options.revisit_after_calls);
     }
     routed->watched.store(watch, std::memory_order_relaxed);
+    routed->settled.store(!watch, std::memory_order_release);
     return table.insert({m, n, k}, std::move(routed));
   }
 
@@ -416,6 +418,10 @@ struct GemmOp::Impl {
   void check_in_use(Routed& routed, std::int64_t m, std::int64_t n, std::int64_t k) {
     routed.watched.store(false, std::memory_order_relaxed);
     std::lock_guard lock(route_mutex);
+    struct SettleOnExit {
+      std::atomic<bool>& settled;
+      ~SettleOnExit() { settled.store(true, std::memory_order_release); }
+    } settle{routed.settled};
     const double noise_band = session.options().tuning.noise_band;
     if (routed.in_use && !InUseWatch::slower_than_rival(routed.in_use->median_us(), routed.rival_us, noise_band)) {
       routed.first_rounds.clear();
@@ -513,6 +519,10 @@ std::int64_t GemmOp::routes_from_store() const { return impl_->stored_routes_use
 std::int64_t GemmOp::routes_revisited() const { return impl_->revisited; }
 std::int64_t GemmOp::routes_changed_on_revisit() const { return impl_->changed_on_revisit; }
 std::int64_t GemmOp::routes_held_in_use() const { return impl_->held; }
+bool GemmOp::route_settled(std::int64_t m, std::int64_t n, std::int64_t k) const {
+  const Impl::Routed* routed = impl_->table.find({m, n, k});
+  return routed != nullptr && routed->settled.load(std::memory_order_acquire);
+}
 const Route& GemmOp::policy() const { return impl_->options.route; }
 Result<Problem> GemmOp::problem_at(std::int64_t m, std::int64_t n, std::int64_t k) const {
   return impl_->problem_at(m, n, k);

@@ -1,6 +1,8 @@
 #include "gemmtune/session.h"
 
+#include <atomic>
 #include <cstdlib>
+#include <functional>
 #include <map>
 #include <bit>
 #include <mutex>
@@ -98,19 +100,32 @@ struct Pick {
   GemmOp* op = nullptr;  // the family's op where the shape runs through it (ThroughOp)
 };
 
-// A shape the benchmark policy routed runs through its family's op rather than a kernel of its
-// own, so that the op's in-use check (and the revisit it may lead to) sees Session::gemm's
-// calls as it sees GemmOp::run's. Installed directly, a routed shape kept its first route for
-// good. The op's lookup costs a few ns a call (GemmOp::run measured 8.3 ns against
-// Session::gemm's 8.0, bench/results/2026-11-22-cpu-hints.md).
+// A shape the benchmark policy routed runs through its family's op until its route settles,
+// so that the op's in-use check (and the revisit it may lead to) sees Session::gemm's calls as
+// it sees GemmOp::run's; installed directly, a routed shape kept its first route for good.
+// Once the op's check is done, `settle` installs the kernel the op serves in its place: through
+// the op a call cost 6 ns more (bench/dispatch_bench.cc: 15.4 ns against 9.5 on the Emerald
+// Rapids VM). The first `watched` calls cannot have settled it and ask the op nothing.
 class ThroughOp final : public Kernel {
  public:
-  ThroughOp(GemmOp& op, const Problem& problem) : op_(op), m_(problem.m()), n_(problem.n()), k_(problem.k()) {}
-  Status run(const GemmArgs& args) override { return op_.run(m_, n_, k_, args.a, args.b, args.c, args.stream); }
+  ThroughOp(GemmOp& op, const Problem& problem, std::int64_t watched, std::function<void()> settle)
+      : op_(op), m_(problem.m()), n_(problem.n()), k_(problem.k()), watched_(watched), settle_(std::move(settle)) {}
+  Status run(const GemmArgs& args) override {
+    Status status = op_.run(m_, n_, k_, args.a, args.b, args.c, args.stream);
+    if (!settled_.load(std::memory_order_relaxed) && calls_.fetch_add(1, std::memory_order_relaxed) + 1 >= watched_ &&
+        op_.route_settled(m_, n_, k_) && !settled_.exchange(true)) {
+      settle_();
+    }
+    return status;
+  }
 
  private:
   GemmOp& op_;
   std::int64_t m_, n_, k_;
+  std::int64_t watched_;
+  std::function<void()> settle_;
+  std::atomic<std::int64_t> calls_{0};
+  std::atomic<bool> settled_{false};
 };
 
 class GemmKernelHandle final : public GemmKernel {
@@ -280,17 +295,27 @@ struct Session::Impl {
     if (Kernel* kernel = find(key)) return kernel;
     GEMMTUNE_ASSIGN_OR_RETURN(int sub_index, op->route(problem.m(), problem.n(), problem.k()));
     if (sub_index < 0) return static_cast<Kernel*>(nullptr);  // the op tuned it: take the pick
-    const SubKernel& sub = op->sub_kernels()[std::size_t(sub_index)];
-    for (const auto& backend : backends) {
-      if (backend->name() != sub.backend) continue;
-      if (op->policy().policy == RoutePolicy::benchmark && options.routing.revisit_after_calls > 0) {
-        // The op prepared (and checked) the sub-kernel for this shape when it routed it.
-        return install(key, std::make_shared<ThroughOp>(*op, problem), Pick{backend.get(), sub.config, -1, true, op});
-      }
-      GEMMTUNE_ASSIGN_OR_RETURN(auto kernel, prepare_checked(*backend, problem, sub.config));
-      return install(key, std::shared_ptr<Kernel>(std::move(kernel)), Pick{backend.get(), sub.config, -1, true});
+    const std::int64_t watched = options.routing.revisit_after_calls;
+    if (op->policy().policy == RoutePolicy::benchmark && watched > 0) {
+      const SubKernel& sub = op->sub_kernels()[std::size_t(sub_index)];
+      GEMMTUNE_ASSIGN_OR_RETURN(const Backend* backend, backend_named(sub.backend));
+      // The op prepared (and checked) the sub-kernel for this shape when it routed it. A failed
+      // settle leaves the shape running through the op, which is correct, only slower.
+      auto settle = [this, op, problem, key] { (void)install_routed(*op, problem, key); };
+      return install(key, std::make_shared<ThroughOp>(*op, problem, watched, settle),
+                     Pick{backend, sub.config, -1, true, op});
     }
-    return internal_error("the op's sub-kernel names backend '" + sub.backend + "', which this session lacks");
+    return install_routed(*op, problem, key);
+  }
+
+  // The sub-kernel the op serves the shape with, prepared for it and installed like a pick.
+  Result<Kernel*> install_routed(GemmOp& op, const Problem& problem, const DispatchKey& key) {
+    GEMMTUNE_ASSIGN_OR_RETURN(int sub_index, op.route(problem.m(), problem.n(), problem.k()));
+    if (sub_index < 0) return internal_error("the op routed " + problem.describe() + " to no sub-kernel");
+    const SubKernel& sub = op.sub_kernels()[std::size_t(sub_index)];
+    GEMMTUNE_ASSIGN_OR_RETURN(const Backend* backend, backend_named(sub.backend));
+    GEMMTUNE_ASSIGN_OR_RETURN(auto kernel, prepare_checked(*backend, problem, sub.config));
+    return install(key, std::shared_ptr<Kernel>(std::move(kernel)), Pick{backend, sub.config, -1, true});
   }
 
   // The kernel for a problem: known, or routed within its family, or prepared from a known
