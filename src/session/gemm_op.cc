@@ -446,7 +446,8 @@ struct GemmOp::Impl {
     store_checked(routed, sub, true);
   }
 
-  // Shapes routed from the store rather than decided here, and revisits (for tests and reports).
+  // Shapes routed from the store rather than decided here, and the in-use checks: revisits,
+  // the changes among them, and routes that held (for tests and reports).
   std::int64_t stored_routes_used = 0;
   std::atomic<std::int64_t> revisited{0};
   std::atomic<std::int64_t> changed_on_revisit{0};
