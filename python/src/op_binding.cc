@@ -67,7 +67,7 @@ void register_op(py::module_& module) {
       .def(py::init([](Session& session, std::optional<std::int64_t> m, std::optional<std::int64_t> n,
                        std::optional<std::int64_t> k, py::handle dtype, const std::string& layout, py::handle out_dtype,
                        double alpha, double beta, std::vector<std::int64_t> hints, const std::string& route,
-                       bool persist_routes) {
+                       bool persist_routes, std::int64_t revisit_after_calls) {
              ProblemSpec family;
              family.m = dim_or_dynamic(m);
              family.n = dim_or_dynamic(n);
@@ -83,6 +83,8 @@ void register_op(py::module_& module) {
              options.hints = std::move(hints);
              options.route = value_or_throw(Route::parse(route));
              options.persist_routes = persist_routes;
+             if (revisit_after_calls < 0) throw py::value_error("revisit_after_calls must be >= 0");
+             options.revisit_after_calls = revisit_after_calls;
              std::optional<Result<std::unique_ptr<GemmOp>>> op;
              {
                py::gil_scoped_release release;  // tunes every hint
@@ -94,7 +96,7 @@ void register_op(py::module_& module) {
            py::arg("n") = py::none(), py::arg("k") = py::none(), py::arg("dtype") = "float32",
            py::arg("layout") = "nn", py::arg("out_dtype") = py::none(), py::arg("alpha") = 1.0, py::arg("beta") = 0.0,
            py::arg("hints") = std::vector<std::int64_t>{64, 256, 4096}, py::arg("route") = "benchmark",
-           py::arg("persist_routes") = true,
+           py::arg("persist_routes") = true, py::arg("revisit_after_calls") = 64,
            "GemmOp(session, *, m=None, n=None, k=None, ...): a dim left None is dynamic. Tunes every hint now.")
       .def("__call__", &call, py::arg("a"), py::arg("b"), py::arg("out") = py::none(), py::kw_only(),
            py::arg("stream") = py::none(),
@@ -113,6 +115,18 @@ void register_op(py::module_& module) {
           "Routes a shape now; the index of the sub-kernel that serves it, -1 for a fresh tuning.")
       .def_property_readonly("sub_kernels", &sub_kernels)
       .def_property_readonly("routes_from_store", [](const PyGemmOp& self) { return self.op->routes_from_store(); })
+      // The benchmark route's in-use check (GemmOpOptions::revisit_after_calls).
+      .def_property_readonly("routes_held_in_use", [](const PyGemmOp& self) { return self.op->routes_held_in_use(); })
+      .def_property_readonly("routes_revisited", [](const PyGemmOp& self) { return self.op->routes_revisited(); })
+      .def_property_readonly("routes_changed_on_revisit",
+                             [](const PyGemmOp& self) { return self.op->routes_changed_on_revisit(); })
+      .def(
+          "route_settled",
+          [](const PyGemmOp& self, std::int64_t m, std::int64_t n, std::int64_t k) {
+            return self.op->route_settled(m, n, k);
+          },
+          py::arg("m"), py::arg("n"), py::arg("k"),
+          "Whether a routed shape keeps its sub-kernel: not checked in use, or its check is done.")
       .def_property_readonly("route_policy", [](const PyGemmOp& self) { return self.op->policy().to_string(); });
 }
 

@@ -32,6 +32,27 @@ def test_every_batch_size_gives_numpys_product(op, weights, compare, m):
     assert 0 <= op.route(m, N, K) < len(op.sub_kernels)
 
 
+def test_a_benchmark_route_is_checked_in_use_once(session, weights, compare):
+    # Its first 3 calls are timed; after them the route held or was routed again, for good.
+    checked = gemmtune.GemmOp(session, n=N, k=K, layout="nt", hints=[4, 32], route="benchmark",
+                              persist_routes=False, revisit_after_calls=3)
+    x = ints(20, K)
+    for call in range(6):
+        compare(checked(x, weights.T), x.astype(np.float64) @ weights.T)
+        if call == 1 and len(checked.sub_kernels) > 1:
+            assert not checked.route_settled(20, N, K)  # 2 calls: its check is still to come
+    assert checked.route_settled(20, N, K)
+    assert not checked.route_settled(21, N, K)  # not routed yet
+    if len(checked.sub_kernels) > 1:
+        assert checked.routes_held_in_use + checked.routes_revisited == 1
+    assert checked.routes_changed_on_revisit <= checked.routes_revisited
+
+
+def test_a_negative_revisit_count_is_refused(session, raises):
+    with raises(ValueError, "revisit_after_calls must be >= 0"):
+        gemmtune.GemmOp(session, n=N, k=K, hints=[4], revisit_after_calls=-1)
+
+
 def test_the_op_tells_its_sub_kernels_and_policy(op):
     assert op.route_policy == "distance"
     hints = sorted(h for sub in op.sub_kernels for h in sub["hints"])
