@@ -589,6 +589,12 @@ TEST(GemmOp, StaticDimsMustMatchAndBadOptionsAreRejected) {
   EXPECT_FALSE(GemmOp::create(*session, family, options).is_ok());
   options.hints = {0};
   EXPECT_FALSE(GemmOp::create(*session, family, options).is_ok());
+  options.hints = {4};
+  options.revisit_after_calls = -1;
+  auto negative = GemmOp::create(*session, family, options);
+  ASSERT_FALSE(negative.is_ok());
+  EXPECT_NE(negative.status().message().find("revisit_after_calls must be >= 0"), std::string::npos);
+  options.revisit_after_calls = 64;
   family.lda = 64;
   options.hints = {4};
   EXPECT_FALSE(GemmOp::create(*session, family, options).is_ok());

@@ -83,7 +83,6 @@ void register_op(py::module_& module) {
              options.hints = std::move(hints);
              options.route = value_or_throw(Route::parse(route));
              options.persist_routes = persist_routes;
-             if (revisit_after_calls < 0) throw py::value_error("revisit_after_calls must be >= 0");
              options.revisit_after_calls = revisit_after_calls;
              std::optional<Result<std::unique_ptr<GemmOp>>> op;
              {

@@ -125,8 +125,7 @@ struct GemmOp::Impl {
   struct Decision {
     std::unique_ptr<GemmKernel> kernel;
     int sub = -1;
-    bool revisited = false;  // a stored route that was revisited already
-    bool held = false;       // a stored route whose calls in use held against its rival
+    bool checked = false;    // a stored route whose in-use check ran (it held, or was revisited)
     SubRounds rounds;        // what the benchmark policy decided on; the revisit weighs it again
     double rival_us = 0;     // the rivals' fastest round in the decision's timing (0: none)
   };
@@ -346,8 +345,7 @@ struct GemmOp::Impl {
       Decision decided;
       decided.sub = int(s);
       decided.kernel = std::move(kernel).value();
-      decided.revisited = record->revisited;
-      decided.held = record->held;
+      decided.checked = record->revisited || record->held;
       decided.rival_us = record->rival_us;
       return decided;
     }
@@ -376,7 +374,7 @@ struct GemmOp::Impl {
       }
     }
     const bool watch = options.route.policy == RoutePolicy::benchmark && options.revisit_after_calls > 0 &&
-                       subs.size() > 1 && decided->sub >= 0 && !decided->revisited && !decided->held;
+                       subs.size() > 1 && decided->sub >= 0 && !decided->checked;
     auto routed = std::make_unique<Routed>(std::move(*decided));
     routed->store_key = key;
     // A CUDA kernel's run only enqueues: the host's clock would time the launch, not the
@@ -459,6 +457,9 @@ GemmOp::~GemmOp() = default;
 
 Result<std::unique_ptr<GemmOp>> GemmOp::create(Session& session, const ProblemSpec& family, GemmOpOptions options) {
   if (options.hints.empty()) return invalid_argument("a GemmOp needs at least one size hint");
+  if (options.revisit_after_calls < 0) {
+    return invalid_argument("revisit_after_calls must be >= 0 (got " + std::to_string(options.revisit_after_calls) + ")");
+  }
   for (std::int64_t hint : options.hints) {
     if (hint < 1) return invalid_argument("size hints must be >= 1 (got " + std::to_string(hint) + ")");
   }

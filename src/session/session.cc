@@ -105,26 +105,21 @@ struct Pick {
 // it sees GemmOp::run's; installed directly, a routed shape kept its first route for good.
 // Once the op's check is done, `settle` installs the kernel the op serves in its place: through
 // the op a call cost 6 ns more (bench/dispatch_bench.cc: 15.4 ns against 9.5 on the Emerald
-// Rapids VM). The first `watched` calls cannot have settled it and ask the op nothing.
+// Rapids VM).
 class ThroughOp final : public Kernel {
  public:
-  ThroughOp(GemmOp& op, const Problem& problem, std::int64_t watched, std::function<void()> settle)
-      : op_(op), m_(problem.m()), n_(problem.n()), k_(problem.k()), watched_(watched), settle_(std::move(settle)) {}
+  ThroughOp(GemmOp& op, const Problem& problem, std::function<void()> settle)
+      : op_(op), m_(problem.m()), n_(problem.n()), k_(problem.k()), settle_(std::move(settle)) {}
   Status run(const GemmArgs& args) override {
     Status status = op_.run(m_, n_, k_, args.a, args.b, args.c, args.stream);
-    if (!settled_.load(std::memory_order_relaxed) && calls_.fetch_add(1, std::memory_order_relaxed) + 1 >= watched_ &&
-        op_.route_settled(m_, n_, k_) && !settled_.exchange(true)) {
-      settle_();
-    }
+    if (!settled_.load(std::memory_order_relaxed) && op_.route_settled(m_, n_, k_) && !settled_.exchange(true)) settle_();
     return status;
   }
 
  private:
   GemmOp& op_;
   std::int64_t m_, n_, k_;
-  std::int64_t watched_;
   std::function<void()> settle_;
-  std::atomic<std::int64_t> calls_{0};
   std::atomic<bool> settled_{false};
 };
 
@@ -295,27 +290,31 @@ struct Session::Impl {
     if (Kernel* kernel = find(key)) return kernel;
     GEMMTUNE_ASSIGN_OR_RETURN(int sub_index, op->route(problem.m(), problem.n(), problem.k()));
     if (sub_index < 0) return static_cast<Kernel*>(nullptr);  // the op tuned it: take the pick
-    const std::int64_t watched = options.routing.revisit_after_calls;
-    if (op->policy().policy == RoutePolicy::benchmark && watched > 0) {
-      const SubKernel& sub = op->sub_kernels()[std::size_t(sub_index)];
-      GEMMTUNE_ASSIGN_OR_RETURN(const Backend* backend, backend_named(sub.backend));
+    if (op->policy().policy == RoutePolicy::benchmark && options.routing.revisit_after_calls > 0) {
+      GEMMTUNE_ASSIGN_OR_RETURN(Pick pick, routed_pick(*op, problem));
+      pick.op = op;
       // The op prepared (and checked) the sub-kernel for this shape when it routed it. A failed
       // settle leaves the shape running through the op, which is correct, only slower.
       auto settle = [this, op, problem, key] { (void)install_routed(*op, problem, key); };
-      return install(key, std::make_shared<ThroughOp>(*op, problem, watched, settle),
-                     Pick{backend, sub.config, -1, true, op});
+      return install(key, std::make_shared<ThroughOp>(*op, problem, settle), pick);
     }
     return install_routed(*op, problem, key);
   }
 
-  // The sub-kernel the op serves the shape with, prepared for it and installed like a pick.
-  Result<Kernel*> install_routed(GemmOp& op, const Problem& problem, const DispatchKey& key) {
+  // The sub-kernel the op serves a shape it routed with now, as a pick.
+  Result<Pick> routed_pick(GemmOp& op, const Problem& problem) const {
     GEMMTUNE_ASSIGN_OR_RETURN(int sub_index, op.route(problem.m(), problem.n(), problem.k()));
     if (sub_index < 0) return internal_error("the op routed " + problem.describe() + " to no sub-kernel");
     const SubKernel& sub = op.sub_kernels()[std::size_t(sub_index)];
     GEMMTUNE_ASSIGN_OR_RETURN(const Backend* backend, backend_named(sub.backend));
-    GEMMTUNE_ASSIGN_OR_RETURN(auto kernel, prepare_checked(*backend, problem, sub.config));
-    return install(key, std::shared_ptr<Kernel>(std::move(kernel)), Pick{backend, sub.config, -1, true});
+    return Pick{backend, sub.config, -1, true};
+  }
+
+  // That sub-kernel prepared for the shape and installed in its own right.
+  Result<Kernel*> install_routed(GemmOp& op, const Problem& problem, const DispatchKey& key) {
+    GEMMTUNE_ASSIGN_OR_RETURN(Pick pick, routed_pick(op, problem));
+    GEMMTUNE_ASSIGN_OR_RETURN(auto kernel, prepare_checked(*pick.backend, problem, pick.config));
+    return install(key, std::shared_ptr<Kernel>(std::move(kernel)), pick);
   }
 
   // The kernel for a problem: known, or routed within its family, or prepared from a known
@@ -439,12 +438,12 @@ Result<PickInfo> Session::pick(const Problem& problem) const {
   std::shared_lock lock(impl_->table_mutex);
   auto it = impl_->picks.find(ProblemKey::of(problem));
   if (it == impl_->picks.end()) return not_found("no pick for " + problem.describe() + ": not tuned yet");
-  if (GemmOp* op = it->second.op) {
-    // The sub-kernel serving now: the op's in-use check may have routed the shape again.
-    GEMMTUNE_ASSIGN_OR_RETURN(int sub, op->route(problem.m(), problem.n(), problem.k()));
-    if (sub >= 0) return PickInfo{op->sub_kernels()[std::size_t(sub)].backend, op->sub_kernels()[std::size_t(sub)].config, -1, true};
+  Pick pick = it->second;
+  // Running through its op: the sub-kernel serving now, which the op's in-use check may have changed.
+  if (pick.op != nullptr) {
+    GEMMTUNE_ASSIGN_OR_RETURN(pick, impl_->routed_pick(*pick.op, problem));
   }
-  return PickInfo{std::string(it->second.backend->name()), it->second.config, it->second.time_us, it->second.routed};
+  return PickInfo{std::string(pick.backend->name()), pick.config, pick.time_us, pick.routed};
 }
 
 std::vector<std::string> Session::backend_names() const {
