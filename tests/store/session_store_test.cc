@@ -280,13 +280,15 @@ TEST(SessionStore, EntryOfAnOlderBackendVersionIsRetunedSilently) {
 namespace gemmtune {
 namespace {
 
-// Choices of `report` whose time is exactly the one stored for them in `before`: carried over
-// from the store, not measured again (a fresh median never repeats a double to the last bit).
+// Choices of `report` carried over from the store: not timed in this run (calls_per_sample is
+// not stored) and holding exactly the time `before` measured. The time alone cannot tell, as a
+// re-timed choice on a coarse timer may read the very same median.
 int carried_count(const TuneReport& report, const TuneReport& before) {
   int carried = 0;
   for (const ChoiceReport& c : report.choices) {
+    if (c.status != ChoiceStatus::ok || c.calls_per_sample != 0) continue;
     for (const ChoiceReport& b : before.choices) {
-      if (c.status == ChoiceStatus::ok && b.backend == c.backend && b.config == c.config && b.time_us == c.time_us) {
+      if (b.backend == c.backend && b.config == c.config && b.time_us == c.time_us) {
         ++carried;
       }
     }
