@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <functional>
 #include <limits>
@@ -18,6 +19,7 @@
 #include "backends/cpu/cpu_config_space.h"
 #include "backends/cpu/cpu_kernels.h"
 #include "backends/cpu/cpu_offered_kernels.h"
+#include "backends/cpu/cpu_row_tiles.h"
 #include "backend_test_support.h"
 #include "core/backend.h"
 #include "core/reference_gemm.h"
@@ -28,6 +30,20 @@ namespace gemmtune {
 namespace {
 
 using namespace test_support;
+
+// A packed kernel's config: its tile at `isa`, blocks of `tiles_a_block` tiles' rows and two
+// tiles' columns, k slices `block_k` deep.
+KernelConfig packed_config(int isa, const cpu::MicroTile& tile, int tiles_a_block, int block_k, int threads) {
+  KernelConfig c;
+  c.isa = isa;
+  c.micro_m = tile.micro_m;
+  c.micro_n = tile.micro_nv * cpu::vector_lanes(isa);
+  c.block_m = c.micro_m * tiles_a_block;
+  c.block_n = c.micro_n * 2;
+  c.block_k = block_k;
+  c.threads = threads;
+  return c;
+}
 
 // The packed kernels for every ISA level this CPU has and this build compiled (not only the
 // best: the levels below are the fallbacks of CPUs without VNNI, BF16 or AVX-512), every tile
@@ -52,15 +68,7 @@ TEST(CpuKernels, EveryIsaAndRegisterTileMatchesTheReference) {
             if (!cpu::kernel_offered(isa, kKernelPacked, type, problem.c_type(), {tile.micro_m, tile.micro_nv})) {
               continue;
             }
-            KernelConfig c;
-            c.isa = isa;
-            c.micro_m = tile.micro_m;
-            c.micro_n = tile.micro_nv * cpu::vector_lanes(isa);
-            c.block_m = c.micro_m * 3;
-            c.block_n = c.micro_n * 2;
-            c.block_k = 64;
-            c.threads = 2;
-            expect_cpu_config_matches(cpu, problem, buffers, reference, c);
+            expect_cpu_config_matches(cpu, problem, buffers, reference, packed_config(isa, tile, 3, 64, 2));
           }
         }
       }
@@ -68,6 +76,43 @@ TEST(CpuKernels, EveryIsaAndRegisterTileMatchesTheReference) {
   }
 }
 
+// The packed kernels at every count of rows a block can leave past its whole tiles, where the
+// short tiles run (cpu_row_tiles.h): m from 1 to two whole tiles and a short one past a block of
+// two tiles, on one thread and on three (whose shares of m end anywhere), A packed along k (nn)
+// and across it (tn), f32 and s8 (the FMA format and an integer one).
+TEST(CpuKernels, PackedKernelsMatchTheReferenceAtEveryRowRemainder) {
+  const BackendList backends = create_backends(*find_device("cpu"));
+  const Backend& cpu = *backends.front();
+  int checked = 0, short_cuts = 0;
+  for (int isa = lowest_runnable_isa(); isa <= runnable_isa(); ++isa) {
+    for (const auto& tile : cpu::kMicroTiles) {
+      const int sr = cpu::short_tile_rows(tile.micro_m, tile.micro_nv);
+      if (sr == tile.micro_m) continue;  // no short tile: EveryIsaAndRegisterTileMatchesTheReference
+      for (DType type : {DType::f32, DType::s8}) {
+        for (const char* layout : {"nn", "tn"}) {
+          if (!cpu::kernel_offered(isa, kKernelPacked, type, type == DType::s8 ? DType::s32 : type,
+                                   {tile.micro_m, tile.micro_nv})) {
+            continue;
+          }
+          for (std::int64_t m = 1; m <= 4 * tile.micro_m + sr; ++m) {
+            const Problem problem = padded_problem(m, 40, 21, type, layout, 1, type == DType::s8 ? 1.0 : 0.5,
+                                                   type == DType::s8 ? 1.0 : 0.25);
+            TestBuffers buffers(problem, std::uint64_t(m * 31 + tile.micro_m));
+            const Reference reference = compute_reference(problem, buffers);
+            for (int threads : {1, 3}) {
+              expect_cpu_config_matches(cpu, problem, buffers, reference, packed_config(isa, tile, 2, 16, threads));
+              ++checked;
+              short_cuts += cpu::row_tiles(m, tile.micro_m, sr).short_tiles > 0;
+            }
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(checked, 0);
+  EXPECT_GT(short_cuts, checked / 4) << "most problems ran short tiles";
+  std::printf("checked %d packed runs, %d of them cut into short tiles\n", checked, short_cuts);
+}
 
 // The direct (unpacked) kernels: every tile, every ISA level, in the layouts each one serves,
 // on shapes whose edges cut through the tiles, with one-wide dims whose strides do not matter.

@@ -3,12 +3,15 @@
 // For each nc-wide column block and kc-deep slice of k, B's slice is packed into NR-wide
 // micro-panels (kept in L2), then for each mc-tall row block A is packed into MR-tall
 // micro-panels (L2), and the micro-kernel runs every (B micro-panel, A micro-panel) pair with
-// the B micro-panel in L1. Threads each take a block of C (grid_m × grid_n of them) and pack
-// their own panels: no barriers and no shared buffers, at the price of packing the shared
-// operand once per thread, which is small next to the product on the sizes that use threads.
+// the B micro-panel in L1. Rows past a block's whole MR-row tiles run in short tiles
+// (cpu_row_tiles.h), not in a whole tile of padding. Threads each take a block of C (grid_m ×
+// grid_n of them) and pack their own panels: no barriers and no shared buffers, at the price of
+// packing the shared operand once per thread, which is small next to the product on the sizes
+// that use threads.
 #pragma once
 
 #include "../cpu_pack.h"
+#include "../cpu_row_tiles.h"
 #include "../cpu_thread_pool.h"
 
 namespace gemmtune::cpu::GEMMTUNE_ISA_NAMESPACE {
@@ -19,12 +22,14 @@ inline std::int64_t round_up(std::int64_t a, std::int64_t b) { return ceil_div(a
 // MR × NR accumulators over groups [q_begin, q_end) of a packed A micro-panel (MR words per
 // group) and B micro-panel (NR words per group), added to acc. They stay in registers for the
 // whole slice: that is the point of the tile, and why its size is bounded by the register file.
+// Four steps a turn: rolled, the loop's count, pointers and branch shared the FMA ports' cycles,
+// and a 6 × 16 AVX2 tile ran 3-5 % slower (bench/results/2026-11-30d-cpu-packed-tiles.md).
 template <class F, int MR, int NV>
 inline void micro_steps(std::int64_t q_begin, std::int64_t q_end, const std::int32_t* __restrict pa,
                         const std::int32_t* __restrict pb, typename F::Acc (&acc)[MR][NV]) {
   pa += q_begin * MR;
   pb += q_begin * NV * kLanes;
-#pragma GCC unroll 1
+#pragma GCC unroll 4
   for (std::int64_t q = q_begin; q < q_end; ++q) {
     typename F::Operand bv[NV];
 #pragma GCC unroll 4
@@ -138,6 +143,7 @@ struct PackedGemm {
   using S = StorageT<In>;
   using O = StorageT<Out>;
   static constexpr int NR = NV * kLanes;
+  static constexpr int SR = short_tile_rows(MR, NV);  // a short tile's rows (cpu_row_tiles.h)
   static constexpr int G = F::kGroup;
   static constexpr bool kNarrow = Out == DType::f16 || Out == DType::bf16;
 
@@ -177,30 +183,48 @@ struct PackedGemm {
         t.last = pc + kb >= P.k;
         for (std::int64_t ic = i_begin; ic < i_end; ic += mc) {
           const std::int64_t mb = min64(mc, i_end - ic);
-          const std::int64_t a_panels = ceil_div(mb, MR);
+          // The block's A panels: plan.full whole ones of MR rows, then short ones of SR rows.
+          // A panel's words start where its first row's would in panels of one row each.
+          const RowTiles plan = row_tiles(mb, MR, SR);
+          const std::int64_t a_panels = plan.full + plan.short_tiles;
+          auto first_row = [&](std::int64_t ip) {
+            return ip <= plan.full ? ip * MR : plan.full * MR + (ip - plan.full) * SR;
+          };
           for (std::int64_t ip = 0; ip < a_panels; ++ip) {
-            pack_panel<F, In, F::kShiftA>(a + (ic + ip * MR) * P.a_rs + pc * P.a_ks, P.a_rs, P.a_ks,
-                                          int(min64(MR, mb - ip * MR)), kb, MR, pa + ip * MR * groups);
+            const std::int64_t r = first_row(ip);
+            const int height = ip < plan.full ? MR : SR;
+            pack_panel<F, In, F::kShiftA>(a + (ic + r) * P.a_rs + pc * P.a_ks, P.a_rs, P.a_ks,
+                                          int(min64(height, mb - r)), kb, height, pa + r * groups);
           }
           for (std::int64_t jp = 0; jp < b_panels; ++jp) {
             t.cols = int(min64(NR, nb - jp * NR));
             t.comp = comp != nullptr ? comp + jp * NR : nullptr;
+            const std::int32_t* b_panel = pb + jp * NR * groups;
             for (std::int64_t ip = 0; ip < a_panels; ++ip) {
-              const std::int64_t i = ic + ip * MR;
+              const std::int64_t r = first_row(ip), i = ic + r;
               t.c = c + i * P.ldc + jc + jp * NR;
               t.sums = sums != nullptr ? sums + (i - i_begin) * lds + jp * NR : nullptr;
-              t.rows = int(min64(MR, i_end - i));
-              typename F::Acc acc[MR][NV];
-              micro_tile<F, MR, NV>(groups, pa + ip * MR * groups, pb + jp * NR * groups, acc,
-                                    [&t](bool far) __attribute__((always_inline)) {
-                                      prefetch_tile<Out, MR, NR>(t, far);
-                                    });
-              store_tile<F, Out, MR, NV>(acc, t, s);
+              if (ip < plan.full) {
+                tile<MR>(groups, pa + r * groups, b_panel, t, i_end - i, s);
+              } else if constexpr (SR < MR) {
+                tile<SR>(groups, pa + r * groups, b_panel, t, i_end - i, s);
+              }
             }
           }
         }
       }
     }
+  }
+
+  // One R-row tile over a packed A panel of R rows (`rows_left` of C's rows from its first).
+  template <int R>
+  __attribute__((always_inline)) static void tile(std::int64_t groups, const std::int32_t* pa, const std::int32_t* pb,
+                                                  TileTarget& t, std::int64_t rows_left, const Scale& s) {
+    t.rows = int(min64(R, rows_left));
+    typename F::Acc acc[R][NV];
+    micro_tile<F, R, NV>(groups, pa, pb, acc,
+                         [&t](bool far) __attribute__((always_inline)) { prefetch_tile<Out, R, NR>(t, far); });
+    store_tile<F, Out, R, NV>(acc, t, s);
   }
 
   static void run(const CpuGemmParams& P, const void* a_ptr, const void* b_ptr, void* c_ptr) {
@@ -213,7 +237,9 @@ struct PackedGemm {
     auto body = [&](int t, int threads) {
       int gm = P.grid_m, gn = P.grid_n;
       if (gm * gn != threads) gm = threads, gn = 1;  // the pool gave fewer threads than planned
-      const std::int64_t rows = round_up(ceil_div(P.m, gm), MR), cols = round_up(ceil_div(P.n, gn), NR);
+      // Rows in steps of a short tile: 256 rows on two threads run as 128 + 128 (20 whole 6-row
+      // tiles and 2 short ones each), not 132 + 124 (22 whole tiles on the first).
+      const std::int64_t rows = round_up(ceil_div(P.m, gm), SR), cols = round_up(ceil_div(P.n, gn), NR);
       const std::int64_t i0 = min64(P.m, (t % gm) * rows), j0 = min64(P.n, (t / gm) * cols);
       const std::int64_t i1 = min64(P.m, i0 + rows), j1 = min64(P.n, j0 + cols);
       if (i0 < i1 && j0 < j1) block(P, a, b, c, i0, i1, j0, j1);
