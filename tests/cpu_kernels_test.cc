@@ -78,8 +78,9 @@ TEST(CpuKernels, EveryIsaAndRegisterTileMatchesTheReference) {
 
 // The packed kernels at every count of rows a block can leave past its whole tiles, where the
 // short tiles run (cpu_row_tiles.h): m from 1 to two whole tiles and a short one past a block of
-// two tiles, on one thread and on three (whose shares of m end anywhere), A packed along k (nn)
-// and across it (tn), f32 and s8 (the FMA format and an integer one).
+// two tiles, on one thread and on three (whose shares of m end anywhere), f32 and s8 (the FMA
+// format and an integer one). An f32 A along k (nn, nt) is read in place but for its last panel
+// when that passes m, and packed across k (tn); s8 packs A in every layout.
 TEST(CpuKernels, PackedKernelsMatchTheReferenceAtEveryRowRemainder) {
   const BackendList backends = create_backends(*find_device("cpu"));
   const Backend& cpu = *backends.front();
@@ -89,7 +90,7 @@ TEST(CpuKernels, PackedKernelsMatchTheReferenceAtEveryRowRemainder) {
       const int sr = cpu::short_tile_rows(tile.micro_m, tile.micro_nv);
       if (sr == tile.micro_m) continue;  // no short tile: EveryIsaAndRegisterTileMatchesTheReference
       for (DType type : {DType::f32, DType::s8}) {
-        for (const char* layout : {"nn", "tn"}) {
+        for (const char* layout : {"nn", "nt", "tn"}) {
           if (!cpu::kernel_offered(isa, kKernelPacked, type, type == DType::s8 ? DType::s32 : type,
                                    {tile.micro_m, tile.micro_nv})) {
             continue;

@@ -3,11 +3,12 @@
 // For each nc-wide column block and kc-deep slice of k, B's slice is packed into NR-wide
 // micro-panels (kept in L2), then for each mc-tall row block A is packed into MR-tall
 // micro-panels (L2), and the micro-kernel runs every (B micro-panel, A micro-panel) pair with
-// the B micro-panel in L1. Rows past a block's whole MR-row tiles run in short tiles
-// (cpu_row_tiles.h), not in a whole tile of padding. Threads each take a block of C (grid_m ×
-// grid_n of them) and pack their own panels: no barriers and no shared buffers, at the price of
-// packing the shared operand once per thread, which is small next to the product on the sizes
-// that use threads.
+// the B micro-panel in L1. An f32 A whose rows run along k is not packed: its tiles broadcast
+// straight from A's rows (see block()). Rows past a block's whole MR-row tiles run in short
+// tiles (cpu_row_tiles.h), not in a whole tile of padding. Threads each take a block of C
+// (grid_m × grid_n of them) and pack their own panels: no barriers and no shared buffers, at
+// the price of packing the shared operand once per thread, which is small next to the product
+// on the sizes that use threads.
 #pragma once
 
 #include "../cpu_pack.h"
@@ -22,12 +23,13 @@ inline std::int64_t round_up(std::int64_t a, std::int64_t b) { return ceil_div(a
 // MR × NR accumulators over groups [q_begin, q_end) of a packed A micro-panel (MR words per
 // group) and B micro-panel (NR words per group), added to acc. They stay in registers for the
 // whole slice: that is the point of the tile, and why its size is bounded by the register file.
+// kDirectA: pa is A itself (f32 words along k), its rows a_rs words apart, not a packed panel.
 // Four steps a turn: rolled, the loop's count, pointers and branch shared the FMA ports' cycles,
 // and a 6 × 16 AVX2 tile ran 3-5 % slower (bench/results/2026-11-30d-cpu-packed-tiles.md).
-template <class F, int MR, int NV>
-inline void micro_steps(std::int64_t q_begin, std::int64_t q_end, const std::int32_t* __restrict pa,
+template <class F, int MR, int NV, bool kDirectA>
+inline void micro_steps(std::int64_t q_begin, std::int64_t q_end, const std::int32_t* __restrict pa, std::int64_t a_rs,
                         const std::int32_t* __restrict pb, typename F::Acc (&acc)[MR][NV]) {
-  pa += q_begin * MR;
+  pa += kDirectA ? q_begin : q_begin * MR;
   pb += q_begin * NV * kLanes;
 #pragma GCC unroll 4
   for (std::int64_t q = q_begin; q < q_end; ++q) {
@@ -36,11 +38,11 @@ inline void micro_steps(std::int64_t q_begin, std::int64_t q_end, const std::int
     for (int v = 0; v < NV; ++v) bv[v] = F::load_b(pb + v * kLanes);
 #pragma GCC unroll 16
     for (int r = 0; r < MR; ++r) {
-      const typename F::Operand av = F::bcast_a(pa + r);
+      const typename F::Operand av = F::bcast_a(kDirectA ? pa + r * a_rs : pa + r);
 #pragma GCC unroll 4
       for (int v = 0; v < NV; ++v) acc[r][v] = F::madd(acc[r][v], av, bv[v]);
     }
-    pa += MR;
+    pa += kDirectA ? 1 : MR;
     pb += NV * kLanes;
   }
 }
@@ -52,8 +54,8 @@ constexpr std::int64_t kNearCGroups = 32;
 
 // The whole slice of one tile. fetch_c(far) runs at its start (far: C's rows to L2, a whole
 // k loop ahead, time enough for DRAM) and again kNearCGroups before its end (into L1).
-template <class F, int MR, int NV, class FetchC>
-__attribute__((always_inline)) inline void micro_tile(std::int64_t groups, const std::int32_t* __restrict pa,
+template <class F, int MR, int NV, bool kDirectA, class FetchC>
+__attribute__((always_inline)) inline void micro_tile(std::int64_t groups, const std::int32_t* __restrict pa, std::int64_t a_rs,
                                                       const std::int32_t* __restrict pb,
                                                       typename F::Acc (&acc)[MR][NV], FetchC fetch_c) {
 #pragma GCC unroll 16
@@ -63,9 +65,9 @@ __attribute__((always_inline)) inline void micro_tile(std::int64_t groups, const
   }
   fetch_c(true);
   const std::int64_t split = groups > kNearCGroups ? groups - kNearCGroups : 0;
-  micro_steps<F, MR, NV>(0, split, pa, pb, acc);
+  micro_steps<F, MR, NV, kDirectA>(0, split, pa, a_rs, pb, acc);
   fetch_c(false);
-  micro_steps<F, MR, NV>(split, groups, pa, pb, acc);
+  micro_steps<F, MR, NV, kDirectA>(split, groups, pa, a_rs, pb, acc);
 }
 
 // Where one tile's results go, and which k slice produced them.
@@ -151,6 +153,13 @@ struct PackedGemm {
   static void block(const CpuGemmParams& P, const S* a, const S* b, O* c, std::int64_t i_begin, std::int64_t i_end,
                     std::int64_t j_begin, std::int64_t j_end) {
     const Scale s = scale_of(P);
+    // f32 A with rows along k (nn, nt): a tile reads its rows in place, the A panels left
+    // unpacked but the last one whose rows pass m. Packing cost a 6-row AVX2 panel an 8 × 8
+    // transpose per 48 words, 4-6 % of a 256³ product, and bought nothing the tile's loads
+    // need: each row is read along its length, one line per 16 steps, and stays in L1 across
+    // the tile (bench/results/2026-11-30e-cpu-direct-a.md).
+    constexpr bool kCanDirect = std::is_same_v<F, FmaFormat> && In == DType::f32;
+    const bool direct = kCanDirect && P.a_ks == 1;
     const std::int64_t mc = P.block_m, nc = P.block_n, kc = round_up(P.block_k, G);
     const std::int64_t max_groups = kc / G;
     const std::int64_t a_width = round_up(min64(mc, i_end - i_begin), MR);
@@ -193,6 +202,7 @@ struct PackedGemm {
           for (std::int64_t ip = 0; ip < a_panels; ++ip) {
             const std::int64_t r = first_row(ip);
             const int height = ip < plan.full ? MR : SR;
+            if (direct && mb - r >= height) continue;
             pack_panel<F, In, F::kShiftA>(a + (ic + r) * P.a_rs + pc * P.a_ks, P.a_rs, P.a_ks,
                                           int(min64(height, mb - r)), kb, height, pa + r * groups);
           }
@@ -204,10 +214,17 @@ struct PackedGemm {
               const std::int64_t r = first_row(ip), i = ic + r;
               t.c = c + i * P.ldc + jc + jp * NR;
               t.sums = sums != nullptr ? sums + (i - i_begin) * lds + jp * NR : nullptr;
-              if (ip < plan.full) {
-                tile<MR>(groups, pa + r * groups, b_panel, t, i_end - i, s);
+              const int height = ip < plan.full ? MR : SR;
+              if (direct && mb - r >= height) {
+                if constexpr (kCanDirect) {
+                  const auto* ad = reinterpret_cast<const std::int32_t*>(a + i * P.a_rs + pc);
+                  if (ip < plan.full) tile<MR, true>(groups, ad, P.a_rs, b_panel, t, i_end - i, s);
+                  else if constexpr (SR < MR) tile<SR, true>(groups, ad, P.a_rs, b_panel, t, i_end - i, s);
+                }
+              } else if (ip < plan.full) {
+                tile<MR, false>(groups, pa + r * groups, 0, b_panel, t, i_end - i, s);
               } else if constexpr (SR < MR) {
-                tile<SR>(groups, pa + r * groups, b_panel, t, i_end - i, s);
+                tile<SR, false>(groups, pa + r * groups, 0, b_panel, t, i_end - i, s);
               }
             }
           }
@@ -217,12 +234,12 @@ struct PackedGemm {
   }
 
   // One R-row tile over a packed A panel of R rows (`rows_left` of C's rows from its first).
-  template <int R>
-  __attribute__((always_inline)) static void tile(std::int64_t groups, const std::int32_t* pa, const std::int32_t* pb,
+  template <int R, bool kDirectA>
+  __attribute__((always_inline)) static void tile(std::int64_t groups, const std::int32_t* pa, std::int64_t a_rs, const std::int32_t* pb,
                                                   TileTarget& t, std::int64_t rows_left, const Scale& s) {
     t.rows = int(min64(R, rows_left));
     typename F::Acc acc[R][NV];
-    micro_tile<F, R, NV>(groups, pa, pb, acc,
+    micro_tile<F, R, NV, kDirectA>(groups, pa, a_rs, pb, acc,
                          [&t](bool far) __attribute__((always_inline)) { prefetch_tile<Out, R, NR>(t, far); });
     store_tile<F, Out, R, NV>(acc, t, s);
   }
