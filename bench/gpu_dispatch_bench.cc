@@ -4,6 +4,8 @@
 // taking less host time than the GPU needs to run them, so the host never waits for the GPU
 // inside the timed region; the three ways take turns round by round, and each reports the
 // median of its rounds. The difference to the handle is gemmtune's dispatch on a GPU stream.
+// A fourth way is the handle bracketed by the two CUDA events of a watched call (the in-use
+// check of a benchmark route times a route's first calls so): what each of those calls adds.
 //
 //   gpu_dispatch_bench [M N K]      (default 1 4096 4096, bf16, B k-major: an LLM decode step)
 #include <cuda_runtime.h>
@@ -14,6 +16,7 @@
 #include <cstdlib>
 #include <vector>
 
+#include "core/device_call_timer.h"
 #include "gemmtune/op.h"
 
 namespace {
@@ -76,16 +79,27 @@ int main(int argc, char** argv) {
   cudaStream_t stream = nullptr;
   cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
 
-  std::vector<double> direct, session_gemm, op_run;
+  std::vector<double> direct, session_gemm, op_run, watched;
   for (int round = 0; round < kRounds + 1; ++round) {  // round 0 warms up and is dropped
+    // A slot is bracketed once: each round's watched calls get a fresh timer (made untimed).
+    auto timer = create_device_call_timer((*session)->device(), kCalls);
+    if (!timer.is_ok()) return fail(timer.status());
+    int slot = 0;
     const double d = host_us_per_call(stream, [&] { return (*handle)->run(a, b, c, stream); });
     const double s = host_us_per_call(stream, [&] { return (*session)->gemm(*problem, a, b, c, stream); });
     const double o = host_us_per_call(stream, [&] { return (*op)->run(m, n, k, a, b, c, stream); });
-    if (d < 0 || s < 0 || o < 0) return fail(Status(ErrorCode::internal, "a call failed"));
+    const double w = host_us_per_call(stream, [&] {
+      (*timer)->begin(slot, stream);
+      Status status = (*handle)->run(a, b, c, stream);
+      (*timer)->end(slot++, stream);
+      return status;
+    });
+    if (d < 0 || s < 0 || o < 0 || w < 0) return fail(Status(ErrorCode::internal, "a call failed"));
     if (round == 0) continue;
     direct.push_back(d);
     session_gemm.push_back(s);
     op_run.push_back(o);
+    watched.push_back(w);
   }
   // The GPU's own time per call, for scale: the handle's calls back to back, timed by events.
   cudaEvent_t start, stop;
@@ -104,6 +118,7 @@ int main(int argc, char** argv) {
   std::printf("%-28s %8.3f us\n", "kernel handle (bare launch)", base);
   std::printf("%-28s %8.3f us  (+%.3f)\n", "Session::gemm", median(session_gemm), median(session_gemm) - base);
   std::printf("%-28s %8.3f us  (+%.3f)\n", "GemmOp::run", median(op_run), median(op_run) - base);
+  std::printf("%-28s %8.3f us  (+%.3f)\n", "handle in a watched call", median(watched), median(watched) - base);
   std::printf("%-28s %8.3f us\n", "GPU time per call", double(ms) * 1000.0 / kCalls);
   cudaFree(a);
   cudaFree(b);

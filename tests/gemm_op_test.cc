@@ -5,6 +5,7 @@
 #include <cmath>
 #include <thread>
 
+#include "core/device_call_timer.h"
 #include "core/reference_gemm.h"
 #include "core/test_buffers.h"
 #include "gemmtune/op.h"
@@ -453,6 +454,17 @@ TEST(InUseWatch, TheMedianSkipsUnfinishedCallsAndKeepsTheLastSlots) {
   EXPECT_GT(tick.median_us(), 0.0);
 }
 
+// A CPU call returns when its product is done: the host's clock times it, and no device call
+// timer is made for it.
+TEST(InUseWatch, TheCpuHasNoDeviceCallTimer) {
+  auto cpu = find_device("cpu");
+  ASSERT_TRUE(cpu.is_ok()) << cpu.status().to_string();
+  auto timer = create_device_call_timer(*cpu, 4);
+  ASSERT_FALSE(timer.is_ok());
+  EXPECT_EQ(timer.status().code(), ErrorCode::unsupported);
+  EXPECT_NE(timer.status().message().find("host's clock"), std::string::npos) << timer.status().to_string();
+}
+
 TEST(InUseWatch, SlowerThanTheRivalMeansBeyondTheNoiseBand) {
   EXPECT_FALSE(InUseWatch::slower_than_rival(10.0, 10.0, 0.01));
   EXPECT_FALSE(InUseWatch::slower_than_rival(10.1, 10.0, 0.01));   // inside the band
@@ -509,6 +521,56 @@ TEST(RouteRecord, HeldAndTheRivalTimeRoundTrip) {
   body["checksum"] = "";
   body["checksum"] = json_checksum(body);
   EXPECT_EQ(parse_route(key, body.dump()).status().code(), ErrorCode::corrupt_data) << "held 1";
+}
+
+// "alone" round-trips, is absent from records without it, and must be a boolean.
+TEST(RouteRecord, AloneRoundTrips) {
+  const std::string key = route_key("dev", "fam", "32,64", "benchmark", 100, 100, 100);
+  RouteRecord record{"cpu", *KernelConfig::parse("mm=4 mn=2")};
+  const std::string plain = serialize_route(key, record);
+  EXPECT_EQ(plain.find("alone"), std::string::npos);
+  EXPECT_FALSE(parse_route(key, plain)->alone);
+  record.alone = true;
+  auto back = parse_route(key, serialize_route(key, record));
+  ASSERT_TRUE(back.is_ok()) << back.status().to_string();
+  EXPECT_TRUE(back->alone);
+  EXPECT_FALSE(back->held);
+  EXPECT_FALSE(back->revisited);
+  nlohmann::json body = nlohmann::json::parse(serialize_route(key, record));
+  body["alone"] = "yes";
+  body["checksum"] = "";
+  body["checksum"] = json_checksum(body);
+  EXPECT_EQ(parse_route(key, body.dump()).status().code(), ErrorCode::corrupt_data) << "alone \"yes\"";
+}
+
+// A route decided where no rival could be timed (here the timer fails every sub-kernel but the
+// first) has nothing to be held against: it is not watched, its calls are not checked, and the
+// record says so, so the next process does not check it either. A revisit would only time the
+// one kernel again.
+TEST(GemmOp, ARouteNoRivalCouldRunIsNotCheckedInUse) {
+  testing::TempDir dir;
+  auto timer = std::make_shared<FavouringTimer>();
+  GemmOpOptions options;
+  options.hints = {32, 64, 256};
+  options.revisit_after_calls = 3;
+  options.timer = [timer](const Problem& p, const std::vector<GemmKernel*>& kernels) {
+    std::vector<Result<TimingStats>> stats = (*timer)(p, kernels);
+    for (std::size_t i = 1; i < stats.size(); ++i) stats[i] = unsupported("this rival cannot run the shape");
+    return stats;
+  };
+  for (int process = 0; process < 2; ++process) {
+    auto session = own_kernels_session(stored_options(dir));
+    auto op = routing_op(*session, options);
+    if (!op) GTEST_SKIP() << "every hint picked the same kernel on this machine: nothing to route between";
+    EXPECT_EQ(*op->route(100, 100, 100), 0);
+    EXPECT_TRUE(op->route_settled(100, 100, 100)) << "process " << process;
+    run_calls(*op, 100, 6);
+    EXPECT_EQ(op->routes_held_in_use(), 0);
+    EXPECT_EQ(op->routes_revisited(), 0);
+    EXPECT_EQ(op->routes_from_store(), process);
+    EXPECT_EQ(op->routes_alone(), 1);
+    EXPECT_EQ(timer->calls, 1) << "process " << process << ": the route was timed again";
+  }
 }
 
 TEST(GemmOp, DistanceRoutingFollowsTheNearestHint) {

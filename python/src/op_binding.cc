@@ -119,6 +119,8 @@ void register_op(py::module_& module) {
       .def_property_readonly("routes_revisited", [](const PyGemmOp& self) { return self.op->routes_revisited(); })
       .def_property_readonly("routes_changed_on_revisit",
                              [](const PyGemmOp& self) { return self.op->routes_changed_on_revisit(); })
+      // Routes no rival sub-kernel could run when routed: not checked in use.
+      .def_property_readonly("routes_alone", [](const PyGemmOp& self) { return self.op->routes_alone(); })
       .def(
           "route_settled",
           [](const PyGemmOp& self, std::int64_t m, std::int64_t n, std::int64_t k) {

@@ -1,6 +1,7 @@
 // The one place backends are registered. The order is the tie-break order of the autotuner:
 // among choices within the noise band of the fastest, the earliest wins.
 #include "../core/backend.h"
+#include "../core/device_call_timer.h"
 #include "../core/harness.h"
 #include "gemmtune/session.h"  // compiled_backends
 #include "cpu/cpu_backends.h"
@@ -49,6 +50,16 @@ Result<std::unique_ptr<Harness>> create_harness(const DeviceInfo& device) {
   return cuda::make_cuda_harness(device);
 #else
   return unsupported("no harness for device " + device.name + " in this build");
+#endif
+}
+
+Result<std::unique_ptr<DeviceCallTimer>> create_device_call_timer(const DeviceInfo& device, std::int64_t slots) {
+  if (device.kind == DeviceKind::cpu) return unsupported("the CPU's calls are timed by the host's clock, not a device call timer");
+#ifdef GEMMTUNE_HAVE_CUDA
+  return cuda::make_cuda_call_timer(device, slots);
+#else
+  (void)slots;
+  return unsupported("no call timer for device " + device.name + " in this build");
 #endif
 }
 

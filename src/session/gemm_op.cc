@@ -9,6 +9,7 @@
 
 #include "../tuning/autotuner.h"
 #include "../tuning/session_store.h"
+#include "../core/device_call_timer.h"
 #include "../core/lock_free_map.h"
 #include "in_use_watch.h"
 
@@ -128,6 +129,7 @@ struct GemmOp::Impl {
     bool checked = false;    // a stored route whose in-use check ran (it held, or was revisited)
     SubRounds rounds;        // what the benchmark policy decided on; the revisit weighs it again
     double rival_us = 0;     // the rivals' fastest round in the decision's timing (0: none)
+    bool alone = false;      // no rival ran the shape: nothing to hold the route against
   };
   // A routed shape in the table. A revisit can change its kernel while other threads run it:
   // they read `active`, and every kernel it pointed to lives as long as the op.
@@ -145,6 +147,10 @@ struct GemmOp::Impl {
     std::atomic<bool> settled{false};  // not watched, or its check (and any revisit) is done
     std::atomic<std::int64_t> calls{0};
     std::unique_ptr<InUseWatch> in_use;  // their times; null where calls cannot be timed
+    // On a GPU, events around the last InUseWatch::kSlots watched calls, read at the check.
+    // They live as long as the shape: another thread's watched call may still be recording.
+    std::unique_ptr<DeviceCallTimer> device_timer;
+    std::int64_t first_timed = 0;  // the first call the device timer brackets
     std::string store_key;  // where the route is stored; empty when it is not
     SubRounds first_rounds;  // the first decision's timing, for the revisit (empty: from the store)
     double rival_us;         // what the calls in use are held against (0: unknown)
@@ -305,6 +311,7 @@ struct GemmOp::Impl {
       const double fastest = *std::min_element(decided.rounds[s].begin(), decided.rounds[s].end());
       if (decided.rival_us <= 0 || fastest < decided.rival_us) decided.rival_us = fastest;
     }
+    decided.alone = decided.rival_us <= 0;
     return decided;
   }
 
@@ -347,6 +354,7 @@ struct GemmOp::Impl {
       decided.kernel = std::move(kernel).value();
       decided.checked = record->revisited || record->held;
       decided.rival_us = record->rival_us;
+      decided.alone = record->alone;
       return decided;
     }
     return std::nullopt;  // the op's hints picked other kernels since: route again
@@ -370,21 +378,36 @@ struct GemmOp::Impl {
       if (store && decided->sub >= 0) {
         RouteRecord record{subs[std::size_t(decided->sub)].backend, subs[std::size_t(decided->sub)].config};
         record.rival_us = decided->rival_us;
+        record.alone = decided->alone;
         store->save_route(key, record);
       }
     }
+    // A route no rival could run is not watched: its revisit would time the one kernel again.
     const bool watch = options.route.policy == RoutePolicy::benchmark && options.revisit_after_calls > 0 &&
-                       subs.size() > 1 && decided->sub >= 0 && !decided->checked;
+                       subs.size() > 1 && decided->sub >= 0 && !decided->checked && !decided->alone;
+    if (decided->alone) ++alone;
     auto routed = std::make_unique<Routed>(std::move(*decided));
     routed->store_key = key;
-    // A CUDA kernel's run only enqueues: the host's clock would time the launch, not the
-    // product, so a GPU route is revisited without the in-use check.
-    if (watch && session.device().kind == DeviceKind::cpu) {
-      routed->in_use = std::make_unique<InUseWatch>(options.revisit_after_calls);
-    }
+    if (watch) watch_in_use(*routed);
     routed->watched.store(watch, std::memory_order_relaxed);
     routed->settled.store(!watch, std::memory_order_release);
     return table.insert({m, n, k}, std::move(routed));
+  }
+
+  // How a watched shape's calls are timed. The host's clock times a CPU call. A CUDA call only
+  // enqueues, so the host's clock would time the launch: events on the caller's stream bracket
+  // the kernel instead. Where they cannot be made, the route is revisited unchecked.
+  void watch_in_use(Routed& routed) {
+    routed.in_use = std::make_unique<InUseWatch>(options.revisit_after_calls);
+    if (session.device().kind == DeviceKind::cpu) return;
+    const std::int64_t slots = std::min(options.revisit_after_calls, InUseWatch::kSlots);
+    auto timer = create_device_call_timer(session.device(), slots);
+    if (!timer.is_ok()) {
+      routed.in_use.reset();
+      return;
+    }
+    routed.device_timer = std::move(*timer);
+    routed.first_timed = options.revisit_after_calls - slots;
   }
 
   // A call of a watched shape: timed, and the revisit_after_calls-th checks the route.
@@ -393,11 +416,29 @@ struct GemmOp::Impl {
     const std::int64_t call = routed.calls.fetch_add(1, std::memory_order_relaxed);
     GemmKernel* kernel = routed.active.load(std::memory_order_acquire);
     if (call >= options.revisit_after_calls) return kernel->run(a, b, c, stream);  // checked by another call
-    const auto start = std::chrono::steady_clock::now();
-    Status status = kernel->run(a, b, c, stream);
-    if (routed.in_use && status.is_ok()) routed.in_use->record(call, std::chrono::steady_clock::now() - start);
+    Status status = Status::ok();
+    if (routed.device_timer) {
+      const std::int64_t slot = call - routed.first_timed;  // < 0: before the timed calls
+      routed.device_timer->begin(slot, stream);
+      status = kernel->run(a, b, c, stream);
+      if (status.is_ok()) routed.device_timer->end(slot, stream);
+    } else {
+      const auto start = std::chrono::steady_clock::now();
+      status = kernel->run(a, b, c, stream);
+      if (routed.in_use && status.is_ok()) routed.in_use->record(call, std::chrono::steady_clock::now() - start);
+    }
     if (call + 1 == options.revisit_after_calls) check_in_use(routed, m, n, k);
     return status;
+  }
+
+  // The device's times of the watched calls, into the watch (waits for the device to run them).
+  static void read_device_times(Routed& routed) {
+    if (!routed.device_timer || !routed.in_use) return;
+    for (std::int64_t slot = 0; slot < InUseWatch::kSlots; ++slot) {
+      if (const std::int64_t ns = routed.device_timer->elapsed_ns(slot); ns > 0) {
+        routed.in_use->record(slot, std::chrono::nanoseconds(ns));
+      }
+    }
   }
 
   // Writes the route's record with what the in-use check found.
@@ -421,6 +462,7 @@ struct GemmOp::Impl {
       ~SettleOnExit() { settled.store(true, std::memory_order_release); }
     } settle{routed.settled};
     const double noise_band = session.options().tuning.noise_band;
+    read_device_times(routed);
     if (routed.in_use && !InUseWatch::slower_than_rival(routed.in_use->median_us(), routed.rival_us, noise_band)) {
       routed.first_rounds.clear();
       ++held;
@@ -445,8 +487,10 @@ struct GemmOp::Impl {
   }
 
   // Shapes routed from the store rather than decided here, and the in-use checks: revisits,
-  // the changes among them, and routes that held (for tests and reports).
+  // the changes among them, routes that held, and routes no rival could run (for tests and
+  // reports).
   std::int64_t stored_routes_used = 0;
+  std::int64_t alone = 0;
   std::atomic<std::int64_t> revisited{0};
   std::atomic<std::int64_t> changed_on_revisit{0};
   std::atomic<std::int64_t> held{0};
@@ -521,6 +565,7 @@ std::int64_t GemmOp::routes_from_store() const { return impl_->stored_routes_use
 std::int64_t GemmOp::routes_revisited() const { return impl_->revisited; }
 std::int64_t GemmOp::routes_changed_on_revisit() const { return impl_->changed_on_revisit; }
 std::int64_t GemmOp::routes_held_in_use() const { return impl_->held; }
+std::int64_t GemmOp::routes_alone() const { return impl_->alone; }
 bool GemmOp::route_settled(std::int64_t m, std::int64_t n, std::int64_t k) const {
   const Impl::Routed* routed = impl_->table.find({m, n, k});
   return routed != nullptr && routed->settled.load(std::memory_order_acquire);

@@ -9,7 +9,8 @@ namespace gemmtune {
 // Bump when the record's layout changes. 1: {key, backend, config, checksum}, and optional
 // fields that older records lack: "revisited" (true) once the route was decided again in use,
 // "held" (true) once its calls in use ran no slower than its rivals, "rival_us" (the rivals'
-// fastest round when decided). Records without them read as neither checked nor timed.
+// fastest round when decided), "alone" (true) when no rival could run the shape then. Records
+// without them read as neither checked nor timed.
 constexpr int kRouteRecordVersion = 1;
 
 std::string route_key(std::string_view device, std::string_view family, std::string_view hints,
@@ -26,6 +27,7 @@ std::string serialize_route(const std::string& key, const RouteRecord& route) {
   if (route.revisited) body["revisited"] = true;
   if (route.held) body["held"] = true;
   if (route.rival_us > 0) body["rival_us"] = route.rival_us;
+  if (route.alone) body["alone"] = true;
   body["checksum"] = json_checksum(body);
   return body.dump();
 }
@@ -54,6 +56,10 @@ Result<RouteRecord> parse_route(const std::string& key, std::string_view text) {
   if (body.contains("held")) {
     if (!body["held"].is_boolean()) return bad("is malformed");
     route.held = body["held"].get<bool>();
+  }
+  if (body.contains("alone")) {
+    if (!body["alone"].is_boolean()) return bad("is malformed");
+    route.alone = body["alone"].get<bool>();
   }
   if (body.contains("rival_us")) {
     if (!body["rival_us"].is_number() || !(body["rival_us"].get<double>() > 0)) return bad("is malformed");

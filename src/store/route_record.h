@@ -32,6 +32,10 @@ struct RouteRecord {
   // The rivals' fastest round (us) when the route was decided: what a later process's calls in
   // use are held against. 0: unknown (a record from before the field, or no rival).
   double rival_us = 0;
+  // No rival could run the shape when the route was decided (each hint's kernel made for sizes
+  // this one is not, say): there is nothing to check the route against, and a revisit would time
+  // the one kernel again. No process checks it.
+  bool alone = false;
 };
 
 std::string serialize_route(const std::string& key, const RouteRecord& route);

@@ -17,16 +17,10 @@
 #include "core/test_buffers.h"
 #include "core/verify.h"
 #include "gemmtune/session.h"
+#include "gpu_test_support.h"
 
 namespace gemmtune {
 namespace {
-
-bool have_gpu() {
-  int count = 0;
-  const bool ok = cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
-  cudaGetLastError();
-  return ok;
-}
 
 // The worker inherits the environment it is started with, and an earlier test may start it:
 // the fault-injection configs are allowed from the outset so the worker accepts them too.
@@ -34,17 +28,6 @@ const bool fault_configs_allowed_for_the_worker = [] {
   setenv("GEMMTUNE_ALLOW_FAULT_CONFIGS", "1", 1);
   return true;
 }();
-
-#define REQUIRE_GPU()                                                                              \
-  if (!have_gpu()) GTEST_SKIP() << "no CUDA device: GPU tests run on a GPU machine (scripts/gpu-check)"
-
-SessionOptions gpu_options() {
-  SessionOptions options;
-  options.device = "cuda:0";
-  options.tuning.timing.samples = 3;
-  options.tuning.timing.min_sample_ms = 0.2;
-  return options;
-}
 
 // Runs Session::gemm on device copies of random operands and compares with the host reference.
 void expect_session_matches_reference(Session& session, const Problem& p) {

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -52,8 +53,13 @@ struct Table {
   // the warm-up's last call, may revisit the route and change it). An "after" cell then says
   // whether the route or the kernel's reading is what sets it apart from "best".
   std::vector<std::vector<std::string>> routed_first, routed_after;
-  // Over every op: routes the in-use check held, revisited, and changed on the revisit.
-  std::int64_t held = 0, revisited = 0, changed = 0;
+  // [hint][runtime]: what the in-use check did with the op's route of the cell: "held",
+  // "revisited", "changed" (revisited onto another sub-kernel), "alone" (no rival could run
+  // the size: not checked), or "" (not checked: another policy, or routed from the store).
+  std::vector<std::vector<std::string>> in_use;
+  // Over every op: routes the in-use check held, revisited, and changed on the revisit; routes
+  // it left alone, no rival able to run their shape.
+  std::int64_t held = 0, revisited = 0, changed = 0, alone = 0;
 };
 
 // The hints of an op's sub-kernel, "256+1024".
@@ -298,6 +304,20 @@ int run_hints_table(int argc, char** argv) {
   table.after_ratio = table.after;
   table.routed_first.assign(hint_count, std::vector<std::string>(table.runtime.size()));
   table.routed_after = table.routed_first;
+  table.in_use = table.routed_first;
+  // Each op's check counters, read around a runtime size's routing and timing: their change is
+  // what the check did with that cell.
+  auto counters = [&](const GemmOp& op) {
+    return std::array<std::int64_t, 4>{op.routes_held_in_use(), op.routes_revisited(), op.routes_changed_on_revisit(),
+                                       op.routes_alone()};
+  };
+  auto outcome = [](const std::array<std::int64_t, 4>& before, const std::array<std::int64_t, 4>& after) {
+    if (after[2] > before[2]) return "changed";
+    if (after[1] > before[1]) return "revisited";
+    if (after[0] > before[0]) return "held";
+    if (after[3] > before[3]) return "alone";
+    return "";
+  };
   for (std::size_t ri = 0; ri < table.runtime.size(); ++ri) {
     const std::int64_t r = table.runtime[ri];
     std::fprintf(stderr, "timing size %lld: best, %zu before, %zu after, interleaved\n", (long long)r, hint_count,
@@ -320,6 +340,8 @@ int run_hints_table(int argc, char** argv) {
     }
     const auto d = dims_at(r);
     const std::size_t first_after = timed.size();
+    std::vector<std::array<std::int64_t, 4>> counted;
+    for (const auto& op : ops) counted.push_back(counters(*op));
     for (std::size_t h = 0; h < hint_count; ++h) {
       // Routed first (untimed), as a program's first call of the shape would be.
       auto routed = ops[h]->route(d[0], d[1], d[2]);
@@ -345,11 +367,13 @@ int run_hints_table(int argc, char** argv) {
       auto serving = ops[h]->route(d[0], d[1], d[2]);
       if (!serving.is_ok()) return fail(serving.status());
       table.routed_after[h][ri] = sub_kernel_hints(*ops[h], *serving);
+      table.in_use[h][ri] = outcome(counted[h], counters(*ops[h]));
     }
   }
 
   for (const auto& op : ops) {
     table.held += op->routes_held_in_use();
+    table.alone += op->routes_alone();
     table.revisited += op->routes_revisited();
     table.changed += op->routes_changed_on_revisit();
   }
@@ -367,8 +391,9 @@ int run_hints_table(int argc, char** argv) {
                           {"route", route->to_string()}, {"dtype", dtype_name(*dtype)},
                           {"layout", layout}, {"bench_samples", timing.samples},
                           {"routed_first", table.routed_first}, {"routed_after", table.routed_after},
+                          {"in_use", table.in_use},
                           {"in_use_check", {{"held", table.held}, {"revisited", table.revisited},
-                                            {"changed", table.changed}}},
+                                            {"changed", table.changed}, {"alone", table.alone}}},
                           {"device", device_json((*session)->device())}, {"unit", "ms"},
                           {"null", "the hint's kernel cannot run that size"}};
     std::cout << out.dump(2) << "\n";
@@ -407,7 +432,8 @@ int run_hints_table(int argc, char** argv) {
     std::cout << row << "\n";
   }
   std::cout << "in-use check (the benchmark route's, in the warm-up): " << table.held << " held, " << table.revisited
-            << " revisited, " << table.changed << " of those changed\n";
+            << " revisited, " << table.changed << " of those changed; " << table.alone
+            << " not checked, no rival able to run their shape\n";
   return kExitOk;
 }
 

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "../../core/backend.h"
+#include "../../core/device_call_timer.h"
 #include "../../core/harness.h"
 #include "cutlass_backend.h"  // make_cutlass_backend, cutlass_setup: "cutlass", when CUTLASS is located
 
@@ -13,6 +14,8 @@ namespace gemmtune::cuda {
 Result<DeviceInfo> detect_device(int index, const CpuInfo& host);
 // Device operands, the host reference, CUDA-event timing over rotated input sets.
 Result<std::unique_ptr<Harness>> make_cuda_harness(const DeviceInfo& device);
+// CUDA events around a program's calls, for the in-use check of a route.
+Result<std::unique_ptr<DeviceCallTimer>> make_cuda_call_timer(const DeviceInfo& device, std::int64_t slots);
 
 std::unique_ptr<Backend> make_cublaslt_backend(const CudaInfo& device);  // "cublaslt"
 std::unique_ptr<Backend> make_mma_backend(const CudaInfo& device);     // "mma"

@@ -3,6 +3,7 @@
 set(GEMMTUNE_CUDA_SOURCES
   backends/cuda/cuda_device.cc
   backends/cuda/cuda_harness.cc
+  backends/cuda/cuda_call_timer.cc
   backends/cuda/cuda_verifier.cc
   backends/cuda/launch_overlap.cc
   backends/cuda/cublaslt_backend.cc
