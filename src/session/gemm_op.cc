@@ -490,7 +490,7 @@ struct GemmOp::Impl {
   // the changes among them, routes that held, and routes no rival could run (for tests and
   // reports).
   std::int64_t stored_routes_used = 0;
-  std::int64_t alone = 0;
+  std::atomic<std::int64_t> alone{0};  // read by routes_alone() while other threads route
   std::atomic<std::int64_t> revisited{0};
   std::atomic<std::int64_t> changed_on_revisit{0};
   std::atomic<std::int64_t> held{0};
