@@ -150,7 +150,6 @@ struct GemmOp::Impl {
     // On a GPU, events around the last InUseWatch::kSlots watched calls, read at the check.
     // They live as long as the shape: another thread's watched call may still be recording.
     std::unique_ptr<DeviceCallTimer> device_timer;
-    std::int64_t first_timed = 0;  // the first call the device timer brackets
     std::string store_key;  // where the route is stored; empty when it is not
     SubRounds first_rounds;  // the first decision's timing, for the revisit (empty: from the store)
     double rival_us;         // what the calls in use are held against (0: unknown)
@@ -400,14 +399,17 @@ struct GemmOp::Impl {
   void watch_in_use(Routed& routed) {
     routed.in_use = std::make_unique<InUseWatch>(options.revisit_after_calls);
     if (session.device().kind == DeviceKind::cpu) return;
-    const std::int64_t slots = std::min(options.revisit_after_calls, InUseWatch::kSlots);
-    auto timer = create_device_call_timer(session.device(), slots);
+    auto timer = create_device_call_timer(session.device(), options.revisit_after_calls - first_device_timed_call());
     if (!timer.is_ok()) {
       routed.in_use.reset();
       return;
     }
     routed.device_timer = std::move(*timer);
-    routed.first_timed = options.revisit_after_calls - slots;
+  }
+
+  // The device timer brackets the last InUseWatch::kSlots watched calls (all, when fewer).
+  std::int64_t first_device_timed_call() const {
+    return options.revisit_after_calls - std::min(options.revisit_after_calls, InUseWatch::kSlots);
   }
 
   // A call of a watched shape: timed, and the revisit_after_calls-th checks the route.
@@ -418,7 +420,7 @@ struct GemmOp::Impl {
     if (call >= options.revisit_after_calls) return kernel->run(a, b, c, stream);  // checked by another call
     Status status = Status::ok();
     if (routed.device_timer) {
-      const std::int64_t slot = call - routed.first_timed;  // < 0: before the timed calls
+      const std::int64_t slot = call - first_device_timed_call();  // < 0: before the timed calls
       routed.device_timer->begin(slot, stream);
       status = kernel->run(a, b, c, stream);
       if (status.is_ok()) routed.device_timer->end(slot, stream);

@@ -9,8 +9,6 @@
 #include <vector>
 
 #include "core/device_call_timer.h"
-#include "core/reference_gemm.h"
-#include "core/test_buffers.h"
 #include "core/verify.h"
 #include "gemmtune/op.h"
 #include "gemmtune/session.h"
@@ -18,15 +16,6 @@
 
 namespace gemmtune {
 namespace {
-
-// A device buffer freed with its owner.
-struct DeviceBytes {
-  explicit DeviceBytes(std::size_t bytes) { EXPECT_EQ(cudaMalloc(&ptr, bytes), cudaSuccess); }
-  ~DeviceBytes() { cudaFree(ptr); }
-  DeviceBytes(const DeviceBytes&) = delete;
-  DeviceBytes& operator=(const DeviceBytes&) = delete;
-  void* ptr = nullptr;
-};
 
 struct Stream {
   Stream() { EXPECT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess); }
@@ -98,22 +87,13 @@ struct FavouringFirst {
 void run_on_stream(GemmOp& op, std::int64_t m, int calls, cudaStream_t stream) {
   auto problem = op.problem_at(m, 4096, 4096);
   ASSERT_TRUE(problem.is_ok()) << problem.status().to_string();
-  TestBuffers host(*problem, 7);
-  const Reference reference = compute_reference(*problem, host);
-  const std::size_t a_bytes = std::size_t(problem->a_elements()) * dtype_size(problem->a_type());
-  const std::size_t b_bytes = std::size_t(problem->b_elements()) * dtype_size(problem->b_type());
-  DeviceBytes a(a_bytes), b(b_bytes), c(host.c_bytes_with_guards());
-  cudaMemcpy(a.ptr, host.a(), a_bytes, cudaMemcpyHostToDevice);
-  cudaMemcpy(b.ptr, host.b(), b_bytes, cudaMemcpyHostToDevice);
-  cudaMemcpy(c.ptr, host.c_with_guards(), host.c_bytes_with_guards(), cudaMemcpyHostToDevice);
-  void* c_inside = static_cast<std::uint8_t*>(c.ptr) + TestBuffers::kGuardBytes;
+  DeviceOperands operands(*problem, 7);
   for (int i = 0; i < calls; ++i) {
-    Status status = op.run(m, 4096, 4096, a.ptr, b.ptr, c_inside, stream);
+    Status status = op.run(m, 4096, 4096, operands.a(), operands.b(), operands.c(), stream);
     ASSERT_TRUE(status.is_ok()) << status.to_string();
   }
   ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
-  cudaMemcpy(host.c_with_guards(), c.ptr, host.c_bytes_with_guards(), cudaMemcpyDeviceToHost);
-  VerifyOutcome outcome = check_output(*problem, host, reference);
+  VerifyOutcome outcome = operands.check();
   EXPECT_TRUE(outcome.ok) << problem->describe() << ": " << outcome.reason;
 }
 

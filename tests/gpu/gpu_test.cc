@@ -31,27 +31,13 @@ const bool fault_configs_allowed_for_the_worker = [] {
 
 // Runs Session::gemm on device copies of random operands and compares with the host reference.
 void expect_session_matches_reference(Session& session, const Problem& p) {
-  TestBuffers host(p, 1234);
-  const Reference reference = compute_reference(p, host);
-  const std::size_t a_bytes = std::size_t(p.a_elements()) * dtype_size(p.a_type());
-  const std::size_t b_bytes = std::size_t(p.b_elements()) * dtype_size(p.b_type());
-  void *a = nullptr, *b = nullptr, *c = nullptr;
-  ASSERT_EQ(cudaMalloc(&a, a_bytes + 1), cudaSuccess);
-  ASSERT_EQ(cudaMalloc(&b, b_bytes + 1), cudaSuccess);
-  ASSERT_EQ(cudaMalloc(&c, host.c_bytes_with_guards()), cudaSuccess);
-  cudaMemcpy(a, host.a(), a_bytes, cudaMemcpyHostToDevice);
-  cudaMemcpy(b, host.b(), b_bytes, cudaMemcpyHostToDevice);
-  cudaMemcpy(c, host.c_with_guards(), host.c_bytes_with_guards(), cudaMemcpyHostToDevice);
-  Status status = session.gemm(p, a, b, static_cast<std::uint8_t*>(c) + TestBuffers::kGuardBytes);
+  DeviceOperands operands(p, 1234);
+  Status status = session.gemm(p, operands.a(), operands.b(), operands.c());
   ASSERT_TRUE(status.is_ok()) << status.to_string();
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-  cudaMemcpy(host.c_with_guards(), c, host.c_bytes_with_guards(), cudaMemcpyDeviceToHost);
-  VerifyOutcome outcome = check_output(p, host, reference);
+  VerifyOutcome outcome = operands.check();
   EXPECT_TRUE(outcome.ok) << p.describe() << " via " << session.pick(p)->backend << " "
                           << session.pick(p)->config.to_string() << ": " << outcome.reason;
-  cudaFree(a);
-  cudaFree(b);
-  cudaFree(c);
 }
 
 TEST(Gpu, DeviceIsDetectedWithItsLimits) {

@@ -1,10 +1,17 @@
 // What every GPU test file needs: whether a device is there (CI has none: the tests skip with a
-// notice) and a session on it that tunes quickly.
+// notice), a session on it that tunes quickly, and a problem's operands on the device, checked
+// against the host reference.
 #pragma once
 
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <cstddef>
+#include <cstdint>
+
+#include "core/reference_gemm.h"
+#include "core/test_buffers.h"
+#include "core/verify.h"
 #include "gemmtune/session.h"
 
 namespace gemmtune {
@@ -26,5 +33,47 @@ inline SessionOptions gpu_options() {
   options.tuning.timing.min_sample_ms = 0.2;
   return options;
 }
+
+// A device buffer freed with its owner.
+struct DeviceBytes {
+  explicit DeviceBytes(std::size_t bytes) { EXPECT_EQ(cudaMalloc(&ptr, bytes), cudaSuccess); }
+  ~DeviceBytes() { cudaFree(ptr); }
+  DeviceBytes(const DeviceBytes&) = delete;
+  DeviceBytes& operator=(const DeviceBytes&) = delete;
+  void* ptr = nullptr;
+};
+
+// A problem's random operands (TestBuffers) copied to the device, C with its guard bytes; check()
+// copies C back and compares it with the host reference.
+class DeviceOperands {
+ public:
+  DeviceOperands(const Problem& problem, std::uint64_t seed)
+      : problem_(problem),
+        host_(problem, seed),
+        reference_(compute_reference(problem, host_)),
+        a_(a_bytes() + 1),
+        b_(b_bytes() + 1),
+        c_(host_.c_bytes_with_guards()) {
+    cudaMemcpy(a_.ptr, host_.a(), a_bytes(), cudaMemcpyHostToDevice);
+    cudaMemcpy(b_.ptr, host_.b(), b_bytes(), cudaMemcpyHostToDevice);
+    cudaMemcpy(c_.ptr, host_.c_with_guards(), host_.c_bytes_with_guards(), cudaMemcpyHostToDevice);
+  }
+  const void* a() const { return a_.ptr; }
+  const void* b() const { return b_.ptr; }
+  void* c() { return static_cast<std::uint8_t*>(c_.ptr) + TestBuffers::kGuardBytes; }  // inside the guards
+  // Call after the device has finished writing C.
+  VerifyOutcome check() {
+    cudaMemcpy(host_.c_with_guards(), c_.ptr, host_.c_bytes_with_guards(), cudaMemcpyDeviceToHost);
+    return check_output(problem_, host_, reference_);
+  }
+
+ private:
+  std::size_t a_bytes() const { return std::size_t(problem_.a_elements()) * dtype_size(problem_.a_type()); }
+  std::size_t b_bytes() const { return std::size_t(problem_.b_elements()) * dtype_size(problem_.b_type()); }
+  Problem problem_;
+  TestBuffers host_;
+  Reference reference_;
+  DeviceBytes a_, b_, c_;
+};
 
 }  // namespace gemmtune
