@@ -79,3 +79,5 @@ set(GEMMTUNE_CPU_ISA_FLAGS_avx2 -mavx2 -mfma -mf16c)
 set(GEMMTUNE_CPU_ISA_FLAGS_avx512 ${GEMMTUNE_AVX512_FLAGS})
 set(GEMMTUNE_CPU_ISA_FLAGS_avx512_vnni ${GEMMTUNE_AVX512_FLAGS} -mavx512vnni)
 set(GEMMTUNE_CPU_ISA_FLAGS_avx512_bf16 ${GEMMTUNE_AVX512_FLAGS} -mavx512vnni -mavx512bf16)
+# The AMX kernel's unit (src/backends/cpu/amx_kernels.cc): tiles, and AVX-512 BF16 for its epilogue.
+set(GEMMTUNE_AMX_FLAGS ${GEMMTUNE_AVX512_FLAGS} -mavx512bf16 -mamx-tile -mamx-bf16 -mamx-int8)

@@ -19,6 +19,7 @@ BackendList create_backends(const DeviceInfo& device) {
   if (device.kind == DeviceKind::cpu) {
 #ifdef GEMMTUNE_HAVE_CPU_KERNELS
     backends.push_back(cpu::make_cpu_template_backend(device.cpu));
+    backends.push_back(cpu::make_amx_backend(device.cpu));
 #endif
 #ifdef GEMMTUNE_HAVE_ONEDNN
     backends.push_back(cpu::make_onednn_backend(device.cpu));
@@ -77,8 +78,10 @@ std::vector<BackendAvailability> compiled_backends(DeviceKind kind) {
   if (kind == DeviceKind::cpu) {
 #ifdef GEMMTUNE_HAVE_CPU_KERNELS
     list.push_back({"cpu", true, "gemmtune's own kernels; " + cpu::compiled_isas_note()});
+    list.push_back({"amx", true, cpu::amx_availability_note()});
 #else
     list.push_back({"cpu", false, "not built (GEMMTUNE_WITH_CPU_KERNELS=OFF: a GPU-only build)"});
+    list.push_back({"amx", false, "not built (GEMMTUNE_WITH_CPU_KERNELS=OFF: a GPU-only build)"});
 #endif
 #ifdef GEMMTUNE_HAVE_ONEDNN
     list.push_back({"onednn", true, "oneDNN matmul primitive"});
