@@ -75,52 +75,67 @@ struct Operands {
   std::int64_t k_step = 32;
 };
 
+// One 64-byte row of a panel: the group of k at `kk` of P's columns [jq, jq + cq), zeros past
+// them and past k_end.
+inline void pack_group(const Operands& o, std::int64_t jq, std::int64_t cq, std::int64_t kk, std::int64_t k_end,
+                       std::uint8_t* row) {
+  const int e = o.element, g = o.group;
+  const bool whole = cq == 16 && kk + g <= k_end;
+  if (whole && o.p_cs == 1) {
+    // P's rows lie along its columns (an nn B): interleave g rows of 16 elements.
+    const std::uint8_t* src = o.p + kk * o.p_ks * e + jq * e;
+    if (e == 2) {
+      const __m256i x0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src));
+      const __m256i x1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + o.p_ks * 2));
+      const __m256i lo = _mm256_unpacklo_epi16(x0, x1), hi = _mm256_unpackhi_epi16(x0, x1);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(row), _mm256_permute2x128_si256(lo, hi, 0x20));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(row + 32), _mm256_permute2x128_si256(lo, hi, 0x31));
+    } else {
+      const __m128i x0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src));
+      const __m128i x1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + o.p_ks));
+      const __m128i x2 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + 2 * o.p_ks));
+      const __m128i x3 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + 3 * o.p_ks));
+      const __m128i t0 = _mm_unpacklo_epi8(x0, x1), t1 = _mm_unpackhi_epi8(x0, x1);
+      const __m128i t2 = _mm_unpacklo_epi8(x2, x3), t3 = _mm_unpackhi_epi8(x2, x3);
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(row), _mm_unpacklo_epi16(t0, t2));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(row + 16), _mm_unpackhi_epi16(t0, t2));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(row + 32), _mm_unpacklo_epi16(t1, t3));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(row + 48), _mm_unpackhi_epi16(t1, t3));
+    }
+  } else if (whole && o.p_ks == 1) {
+    // P's columns lie along k (A with swap, or an nt B): each column's group is 4 bytes.
+    for (int c = 0; c < 16; ++c) std::memcpy(row + 4 * c, o.p + ((jq + c) * o.p_cs + kk) * e, 4);
+  } else {
+    std::memset(row, 0, kRowBytes);
+    for (int c = 0; c < cq; ++c) {
+      for (int x = 0; x < g && kk + x < k_end; ++x) {
+        std::memcpy(row + 4 * c + x * e, o.p + ((kk + x) * o.p_ks + (jq + c) * o.p_cs) * e, std::size_t(e));
+      }
+    }
+  }
+}
+
 // Packs P's columns [j0, j0 + cols) over k [k0, k0 + depth) into panels of 16 columns: panel q,
 // step s (64 bytes of k) at dst + (q·steps + s)·1 KB, one 64-byte row per group of k holding
-// the 16 columns' groups. Columns past P and k past `k` are zeros.
+// the 16 columns' groups. Columns past P and k past `k` are zeros. P is read in its storage
+// order: along each row across every panel where its rows lie along the columns (an nn B: going
+// down one panel at a time read each line of B half, 16 bf16 of 32, and came back for the other
+// half after the panel, which took nn twice the time of nt at 64 × 4096 × 4096), else down each
+// panel's 16 columns.
 void pack_p(const Operands& o, std::int64_t j0, std::int64_t cols, std::int64_t k0, std::int64_t depth, std::uint8_t* dst) {
-  const std::int64_t steps = ceil_div(depth, o.k_step), groups = steps * 16;
+  const std::int64_t steps = ceil_div(depth, o.k_step), groups = steps * 16, panels = ceil_div(cols, 16);
   const std::int64_t k_end = std::min(o.k, k0 + depth);
-  const int e = o.element, g = o.group;
-  for (std::int64_t q = 0; q * 16 < cols; ++q) {
-    const std::int64_t jq = j0 + q * 16, cq = std::min<std::int64_t>(16, cols - q * 16);
-    std::uint8_t* panel = dst + q * steps * kTileBytes;
+  auto pack = [&](std::int64_t q, std::int64_t gi) {
+    pack_group(o, j0 + q * 16, std::min<std::int64_t>(16, cols - q * 16), k0 + gi * o.group, k_end,
+               dst + q * steps * kTileBytes + gi * kRowBytes);
+  };
+  if (o.p_cs == 1) {
     for (std::int64_t gi = 0; gi < groups; ++gi) {
-      const std::int64_t kk = k0 + gi * g;
-      std::uint8_t* row = panel + gi * kRowBytes;
-      const bool whole = cq == 16 && kk + g <= k_end;
-      if (whole && o.p_cs == 1) {
-        // P's rows lie along its columns (an nn B): interleave g rows of 16 elements.
-        const std::uint8_t* src = o.p + kk * o.p_ks * e + jq * e;
-        if (e == 2) {
-          const __m256i x0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src));
-          const __m256i x1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + o.p_ks * 2));
-          const __m256i lo = _mm256_unpacklo_epi16(x0, x1), hi = _mm256_unpackhi_epi16(x0, x1);
-          _mm256_storeu_si256(reinterpret_cast<__m256i*>(row), _mm256_permute2x128_si256(lo, hi, 0x20));
-          _mm256_storeu_si256(reinterpret_cast<__m256i*>(row + 32), _mm256_permute2x128_si256(lo, hi, 0x31));
-        } else {
-          const __m128i x0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src));
-          const __m128i x1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + o.p_ks));
-          const __m128i x2 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + 2 * o.p_ks));
-          const __m128i x3 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + 3 * o.p_ks));
-          const __m128i t0 = _mm_unpacklo_epi8(x0, x1), t1 = _mm_unpackhi_epi8(x0, x1);
-          const __m128i t2 = _mm_unpacklo_epi8(x2, x3), t3 = _mm_unpackhi_epi8(x2, x3);
-          _mm_storeu_si128(reinterpret_cast<__m128i*>(row), _mm_unpacklo_epi16(t0, t2));
-          _mm_storeu_si128(reinterpret_cast<__m128i*>(row + 16), _mm_unpackhi_epi16(t0, t2));
-          _mm_storeu_si128(reinterpret_cast<__m128i*>(row + 32), _mm_unpacklo_epi16(t1, t3));
-          _mm_storeu_si128(reinterpret_cast<__m128i*>(row + 48), _mm_unpackhi_epi16(t1, t3));
-        }
-      } else if (whole && o.p_ks == 1) {
-        // P's columns lie along k (A with swap, or an nt B): each column's group is 4 bytes.
-        for (int c = 0; c < 16; ++c) std::memcpy(row + 4 * c, o.p + ((jq + c) * o.p_cs + kk) * e, 4);
-      } else {
-        std::memset(row, 0, kRowBytes);
-        for (int c = 0; c < cq; ++c) {
-          for (int x = 0; x < g && kk + x < k_end; ++x) {
-            std::memcpy(row + 4 * c + x * e, o.p + ((kk + x) * o.p_ks + (jq + c) * o.p_cs) * e, std::size_t(e));
-          }
-        }
-      }
+      for (std::int64_t q = 0; q < panels; ++q) pack(q, gi);
+    }
+  } else {
+    for (std::int64_t q = 0; q < panels; ++q) {
+      for (std::int64_t gi = 0; gi < groups; ++gi) pack(q, gi);
     }
   }
 }
@@ -438,10 +453,13 @@ void amx_gemm(const AmxGemmParams& P, const void* a, const void* b, void* c) {
     return;
   }
 
-  // Threads split P's columns where each gets 64 or more (each packs only its own), else R's
-  // rows (each packs all of P, which is then narrow), in whole 32-row or 32-column blocks.
+  // Threads split whichever operand costs them more to share. Split along P's columns, each
+  // thread packs its own columns and reads all of R; along R's rows, each reads its rows and
+  // packs all of P. Packing counts twice (it reads and writes), so P's columns are split unless
+  // R has more than twice as many rows: with swap, C = X·Wᵀ of 256 rows split X's columns and
+  // read all of the weights W from memory on each thread. Whole 32-row or 32-column blocks.
   int threads = std::max(1, P.threads);
-  const bool split_columns = o.p_cols >= 64 * threads;
+  const bool split_columns = o.r_rows <= 2 * o.p_cols;
   const std::int64_t extent = split_columns ? o.p_cols : o.r_rows;
   threads = int(std::min<std::int64_t>(threads, ceil_div(extent, 32)));
   auto body = [&](int t, int count) {
