@@ -167,6 +167,8 @@ struct Epilogue {
   float alpha = 1, beta = 0;
   std::uint32_t alpha_i = 1, beta_i = 0;
   bool beta_zero = true;
+  // No swap, f32 or s32 out, alpha 1, beta 0 or 1: whole tiles go straight to C (run_block).
+  bool plain = false;
   std::int64_t rows = 0, cols = 0;  // R's rows, P's columns
 };
 
@@ -321,10 +323,20 @@ struct Slice {
 template <bool kS8, int RT, int PT>
 void run_block(const Slice& slice, const RSource (&r)[2], const std::uint8_t* p0, const std::uint8_t* p1,
                std::uint8_t* partial, std::int64_t partial_ld, const Epilogue& e, std::int64_t row0, std::int64_t col0) {
-  if (slice.first) {
-    zero_c<RT, PT>();
-  } else {
+  // A block whose C tiles lie whole in C, in the tiles' orientation and 4-byte type, with
+  // alpha 1 and beta 0 or 1, needs no epilogue: its tiles start from C (beta 1) or zero and are
+  // stored straight into C. At 512³ s8 the epilogue had cost a fifth of the time.
+  std::uint8_t* direct = nullptr;
+  if (e.plain && row0 + 16 * RT <= e.rows && col0 + 16 * PT <= e.cols) {
+    direct = static_cast<std::uint8_t*>(e.c) + (row0 * e.ldc + col0) * 4;
+  }
+  const std::int64_t ldc_bytes = e.ldc * 4;
+  if (!slice.first) {
     load_c<RT, PT>(partial, partial_ld);
+  } else if (direct != nullptr && !e.beta_zero) {
+    load_c<RT, PT>(direct, ldc_bytes);
+  } else {
+    zero_c<RT, PT>();
   }
   run_steps<kS8, RT, PT>(slice.steps, r[0].base, r[0].stride, r[1].base, r[1].stride, p0, p1);
   if (slice.tail) {
@@ -337,6 +349,10 @@ void run_block(const Slice& slice, const RSource (&r)[2], const std::uint8_t* p0
   }
   if (!slice.last) {
     store_c<RT, PT>(partial, partial_ld);
+    return;
+  }
+  if (direct != nullptr) {
+    store_c<RT, PT>(direct, ldc_bytes);
     return;
   }
   // The block's sums, 32 × 32 row-major (rows 128 bytes apart), out to C tile by tile.
@@ -443,6 +459,7 @@ void amx_gemm(const AmxGemmParams& P, const void* a, const void* b, void* c) {
   e.alpha = float(P.alpha), e.beta = float(P.beta);
   e.alpha_i = std::uint32_t(std::int64_t(P.alpha)), e.beta_i = std::uint32_t(std::int64_t(P.beta));
   e.beta_zero = P.beta == 0;
+  e.plain = !P.swap && P.out != DType::bf16 && P.alpha == 1 && (P.beta == 0 || P.beta == 1);
   e.rows = o.r_rows, e.cols = o.p_cols;
   if (o.k == 0) {
     // No products: C = beta·C (every tile of zeros, written once).
