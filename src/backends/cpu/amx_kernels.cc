@@ -2,7 +2,8 @@
 // (src/CMakeLists.txt); the amx backend calls into it only where amx_unavailable_reason() is
 // empty, so nothing here runs on a CPU without them.
 //
-// Blocking, per thread (each takes a range of P's columns, or of R's rows where P is narrow):
+// Blocking, per thread (each takes a range of P's columns, or of R's rows where R has more than
+// twice P's columns; run_share and amx_gemm):
 //   for each block of block_n columns of P:
 //     for each block_k-deep slice of k:
 //       pack P's slice of the block into VNNI panels (kept in L2);
@@ -11,7 +12,7 @@
 //         of 64 bytes of k; partial sums wait in a buffer between slices, and the last slice
 //         writes C (alpha, beta, the output dtype; transposed with swap).
 // So R streams from memory once per column block and P once per call: for C = X·Wᵀ with swap,
-// the weights W are R and are read exactly once.
+// the weights W are R and are read once for each block_n columns of X (once up to 256 rows).
 #include "amx_kernels.h"
 
 #include <immintrin.h>
