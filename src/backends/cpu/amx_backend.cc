@@ -115,8 +115,13 @@ class AmxBackend final : public Backend {
   Status can_implement(const Problem& p, const KernelConfig& c) const override {
     GEMMTUNE_RETURN_IF_ERROR(usable(p));
     if (c.swap_ab != 0 && c.swap_ab != 1) return unsupported("swap must be 0 or 1");
-    if (c.swap_ab == 0 && !a_along_k(p)) return unsupported("A's rows do not run along k (layout t?): only swap=1 reads B in place");
-    if (c.swap_ab == 1 && !b_along_k(p)) return unsupported("B's columns do not run along k (layout ?n): only swap=0 reads A in place");
+    // The tiles read one operand in place along k: A's rows (swap=0) or B's columns (swap=1).
+    const bool a_k = a_along_k(p), b_k = b_along_k(p);
+    const std::string other = a_k || b_k ? std::string(": swap=") + (a_k ? "0" : "1") + " reads " + (a_k ? "A" : "B") +
+                                               " in place instead"
+                                         : std::string(", and neither operand does: no config takes this layout");
+    if (c.swap_ab == 0 && !a_k) return unsupported("A's rows do not run along k (layout " + p.layout_letters() + ")" + other);
+    if (c.swap_ab == 1 && !b_k) return unsupported("B's columns do not run along k (layout " + p.layout_letters() + ")" + other);
     if ((c.micro_m != 16 && c.micro_m != 32) || (c.micro_n != 16 && c.micro_n != 32)) {
       return unsupported("tiles are 16 or 32 rows and columns (mm, mn)");
     }

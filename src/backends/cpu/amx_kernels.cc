@@ -274,7 +274,7 @@ inline void run_steps(std::int64_t steps, const std::uint8_t* r0, std::int64_t r
     }
     r0 += kRowBytes;
     p0 += kTileBytes;
-    p1 += kTileBytes;
+    if constexpr (PT > 1) p1 += kTileBytes;
   }
 }
 
@@ -334,10 +334,13 @@ void run_block(const Slice& slice, const RSource (&r)[2], const std::uint8_t* p0
   if (slice.tail) {
     // k's ragged last step: a tile read in place takes it from its zero-padded copy of it; a
     // tile copied whole has it in the copy.
+    // (The second tile and panel only where the block has them: no pointer is formed past an
+    // operand that is not there.)
     auto at_tail = [&](const RSource& s) { return s.tail ? s.tail : s.base + slice.steps * kRowBytes; };
     auto tail_stride = [&](const RSource& s) { return s.tail ? kRowBytes : s.stride; };
-    run_steps<kS8, RT, PT>(1, at_tail(r[0]), tail_stride(r[0]), at_tail(r[1]), tail_stride(r[1]),
-                           p0 + slice.steps * kTileBytes, p1 + slice.steps * kTileBytes);
+    run_steps<kS8, RT, PT>(1, at_tail(r[0]), tail_stride(r[0]), RT > 1 ? at_tail(r[1]) : nullptr,
+                           RT > 1 ? tail_stride(r[1]) : 0, p0 + slice.steps * kTileBytes,
+                           PT > 1 ? p1 + slice.steps * kTileBytes : nullptr);
   }
   if (!slice.last) {
     store_c<RT, PT>(partial, partial_ld);
@@ -418,7 +421,7 @@ void run_share(const AmxGemmParams& P, const Operands& o, const Epilogue& e, std
         for (std::int64_t q = 0; q < panels; q += 2) {
           const int pt = panels - q > 1 ? 2 : 1;
           const std::uint8_t* p0 = packed + q * steps * kTileBytes;
-          const std::uint8_t* p1 = p0 + steps * kTileBytes;
+          const std::uint8_t* p1 = pt > 1 ? p0 + steps * kTileBytes : nullptr;
           std::uint8_t* sums = partial ? partial + (i0 - i_begin) * partial_ld + q * kRowBytes : nullptr;
           dispatch_block<kS8>(rt, pt, slice, r, p0, p1, sums, partial_ld, e, i0, jb + q * 16);
         }

@@ -38,7 +38,8 @@ constexpr std::int64_t amx_k_step(DType in) { return in == DType::s8 ? 64 : 32; 
 
 void amx_gemm(const AmxGemmParams& params, const void* a, const void* b, void* c);
 
-// Whether this process may run AMX tiles: the CPU has AMX-TILE, AMX-BF16 and AMX-INT8, and
+// Whether this process may run AMX tiles (defined in amx_backend.cc, which is compiled without
+// ISA flags, so the check itself runs on any x86-64 CPU): the CPU has AMX-TILE, AMX-BF16 and AMX-INT8, and
 // Linux granted the tile data state (arch_prctl ARCH_REQ_XCOMP_PERM, asked once). Empty when
 // it may; else why not.
 const std::string& amx_unavailable_reason();
