@@ -117,23 +117,35 @@ class CostModel {
 
   const ModelInfo& info() const;
 
-  // Ok when the model was trained on this device fingerprint, with these versions of every
-  // backend it ranks that `versions` lists; else what differs ("trained on cpu|…, this is
-  // cpu|…", "backend cpu is at version b2…, the model was trained on 9f…").
+  // Ok when the model was trained on this device fingerprint, with these versions of every one
+  // of gemmtune's own backends it ranks that `versions` lists; else what differs ("trained on
+  // cpu|…, this is cpu|…", "backend cpu version b2…, this build has 9f…"). A peer library at
+  // another version does not refuse it: for_device sets that peer aside.
   Status check_trained_on(const std::string& device, const std::map<std::string, std::string>& versions) const;
   // Ok when the model has data for the problem's dtypes and layout.
   Status applies_to(const Problem& problem) const;
-  // Whether it ranks this backend's choices (the others are always timed).
+  // Whether it ranks this backend's choices (the others are always timed): one it was trained
+  // on and has not set aside.
   bool ranks(std::string_view backend) const;
+  // The peer libraries it was trained on at another version than the one it ranks for now
+  // (for_device): timed in full beside the top k. The notes say so per backend, as "openblas
+  // (trained on V, this build has W)".
+  const std::vector<std::string>& set_aside() const { return set_aside_; }
+  const std::vector<std::string>& set_aside_notes() const { return set_aside_notes_; }
 
   // Predicted ln(time in microseconds) of each choice on the problem. A model trained across
   // devices predicts only once bound to one (for_device).
   Result<std::vector<double>> predict(const Problem& problem, const std::vector<ModelChoice>& choices) const;
 
-  // The same model, ranking for this device (its fingerprint and class): a model trained across
-  // devices takes the device's features from them (invalid_argument where they are not a CPU's);
-  // a model of one device is unchanged.
-  Result<std::shared_ptr<const CostModel>> for_device(const std::string& device, const std::string& device_class) const;
+  // The same model, ranking for this device (its fingerprint and class) and these backend
+  // versions: a model trained across devices takes the device's features from them
+  // (invalid_argument where they are not a CPU's). A peer library whose version differs from
+  // the one it was trained on is set aside (set_aside): its choices are timed, not ranked.
+  // Debian's OpenBLAS names the core it picked in its version, so two CPUs of one fingerprint
+  // can differ there alone: the Emerald Rapids VM's model was refused whole on the Granite
+  // Rapids VM for it (bench/results/2026-11-30g-cpu-intel-gnr-2t.md).
+  Result<std::shared_ptr<const CostModel>> for_device(const std::string& device, const std::string& device_class,
+                                                      const std::map<std::string, std::string>& versions = {}) const;
 
   struct Impl;
 
@@ -141,6 +153,8 @@ class CostModel {
   CostModel(std::shared_ptr<const Impl> impl, std::vector<float> device_row);
   std::shared_ptr<const Impl> impl_;
   std::vector<float> device_row_;  // the bound device's features (for_device)
+  std::vector<std::string> set_aside_;        // backends not ranked for their version (for_device)
+  std::vector<std::string> set_aside_notes_;  // why, one per backend
 };
 
 // The model shipped for a device: the first *.json file in data/models of the tree the
@@ -159,7 +173,13 @@ class CostModel {
 // threads each within their range) stands in, bound to the device: on three classes none of its
 // sweeps was, 0.977-0.989 at k = 10, where the nearest class's read 0.966-0.989
 // (bench/results/2026-11-29h-cpu-model-across-classes.md). Otherwise not_found, listing what
-// was looked at and why each was not taken.
+// was looked at and why each was not taken. A model of this device or its class whose versions
+// differ in a peer library alone sets that peer aside (for_device) and comes after a model
+// across classes that spans the device: the peer's version may name another machine (Debian's
+// OpenBLAS names the core it picked), and on the Granite Rapids VM, which shares the Emerald
+// Rapids VM's fingerprint but not its OpenBLAS core, the model across classes ranked 0.987 of the
+// exhaustive best at its k of 10, that VM's model 0.971 at 5 and 0.979 at 10
+// (bench/results/2026-11-30h-cpu-intel-gnr-2t-model.md).
 Result<std::shared_ptr<const CostModel>> find_cost_model(const std::string& device,
                                                          const std::map<std::string, std::string>& versions,
                                                          const std::string& device_class = "");
@@ -219,6 +239,8 @@ struct ModelEval {
 // been measured where the model was trained, unless `across_devices`: then the model is scored
 // on another device's sweep, which measures how it transfers (a tuning there still refuses
 // it). Shapes the model was trained on are left out, and an error is returned when none remains.
+// A peer the sweep measured at another version than the model was trained on is timed beside
+// the top k, not ranked, as a tuning does (CostModel::for_device).
 Result<ModelEval> evaluate_cost_model(const CostModel& model, const SweepData& held_out, int k, int curve_max = 20,
                                       bool across_devices = false);
 

@@ -78,18 +78,32 @@ bool peer_library(const std::string& backend) {
   return backend == "onednn" || backend == "openblas" || backend == "libxsmm" || backend == "cublaslt";
 }
 
-// The first backend the model was trained on at a version this build does not have, as
-// "backend B version V, this build has W"; empty where every one matches. The peer libraries
-// are not compared where `skip_peers`.
-std::string version_mismatch(const ModelInfo& info, const std::map<std::string, std::string>& versions,
-                             bool skip_peers) {
+// The first of gemmtune's own backends the model was trained on at a version this build does
+// not have, as "backend B version V, this build has W"; empty where every one matches. Its
+// kernels changed, so its rankings no longer hold. The peer libraries are not compared: a peer
+// at another version is set aside where the model is bound (CostModel::for_device).
+std::string own_version_mismatch(const ModelInfo& info, const std::map<std::string, std::string>& versions) {
   for (const auto& [backend, version] : info.backend_versions) {
     auto now = versions.find(backend);
-    if (now != versions.end() && now->second != version && !(skip_peers && peer_library(backend))) {
+    if (now != versions.end() && now->second != version && !peer_library(backend)) {
       return "backend " + backend + " version " + version + ", this build has " + now->second;
     }
   }
   return "";
+}
+
+// The peer libraries the model ranks that `versions` lists at another version than it was
+// trained on. None for a model across devices: its peers were measured at each device's
+// versions, and it holds the first device's alone.
+std::vector<std::string> changed_peers(const ModelInfo& info, const std::map<std::string, std::string>& versions) {
+  std::vector<std::string> changed;
+  if (!info.devices.empty()) return changed;
+  for (const auto& [backend, version] : info.backend_versions) {
+    auto now = versions.find(backend);
+    if (now == versions.end() || now->second == version || !peer_library(backend)) continue;
+    if (std::find(info.backends.begin(), info.backends.end(), backend) != info.backends.end()) changed.push_back(backend);
+  }
+  return changed;
 }
 
 // How far apart two CPU classes ("cpu/<isa>/<n>t") are, for a model of one standing in on the
@@ -311,9 +325,7 @@ Status CostModel::check_trained_on(const std::string& device, const std::map<std
   if (device != info.device && !one_of) {
     return unsupported("the cost model was trained on device '" + info.device + "', this is '" + device + "'");
   }
-  // A model across devices holds the peers' versions of its first device only (OpenBLAS names
-  // each machine's core): it is held to gemmtune's own backends, as in training.
-  if (const std::string mismatch = version_mismatch(info, versions, !info.devices.empty()); !mismatch.empty()) {
+  if (const std::string mismatch = own_version_mismatch(info, versions); !mismatch.empty()) {
     return unsupported("the cost model was trained on " + mismatch + " (its kernels changed; sweep and train again)");
   }
   return Status::ok();
@@ -329,6 +341,7 @@ Status CostModel::applies_to(const Problem& problem) const {
 }
 
 bool CostModel::ranks(std::string_view backend) const {
+  if (std::find(set_aside_.begin(), set_aside_.end(), backend) != set_aside_.end()) return false;
   for (const std::string& known : impl_->info.backends) {
     if (known == backend) return true;
   }
@@ -355,12 +368,21 @@ Result<std::vector<double>> CostModel::predict(const Problem& problem, const std
   return std::vector<double>(predicted.begin(), predicted.end());
 }
 
-Result<std::shared_ptr<const CostModel>> CostModel::for_device(const std::string& device,
-                                                              const std::string& device_class) const {
-  if (impl_->info.devices.empty()) return std::shared_ptr<const CostModel>(new CostModel(impl_, {}));
-  auto row = device_features(device, device_class);
-  if (!row.is_ok()) return row.status();
-  return std::shared_ptr<const CostModel>(new CostModel(impl_, std::move(row).value()));
+Result<std::shared_ptr<const CostModel>> CostModel::for_device(const std::string& device, const std::string& device_class,
+                                                              const std::map<std::string, std::string>& versions) const {
+  std::vector<float> row;
+  if (!impl_->info.devices.empty()) {
+    auto features = device_features(device, device_class);
+    if (!features.is_ok()) return features.status();
+    row = std::move(features).value();
+  }
+  std::shared_ptr<CostModel> bound(new CostModel(impl_, std::move(row)));
+  for (const std::string& backend : changed_peers(impl_->info, versions)) {
+    bound->set_aside_.push_back(backend);
+    bound->set_aside_notes_.push_back(backend + " (trained on " + impl_->info.backend_versions.at(backend) +
+                                      ", this build has " + versions.at(backend) + ")");
+  }
+  return std::shared_ptr<const CostModel>(std::move(bound));
 }
 
 ModelFit model_fit(const ModelInfo& info, const std::string& device, const std::string& device_class) {
@@ -384,18 +406,24 @@ Result<std::shared_ptr<const CostModel>> load_cost_model_for(const std::string& 
   GEMMTUNE_ASSIGN_OR_RETURN(auto model, CostModel::load(path));
   Status trained_on = model->check_trained_on(device.fingerprint(), versions);
   if (!trained_on.is_ok()) return Status(trained_on.code(), path + ": " + trained_on.message());
-  return model->for_device(device.fingerprint(), device.device_class());
+  return model->for_device(device.fingerprint(), device.device_class(), versions);
 }
 
 Result<std::shared_ptr<const CostModel>> find_cost_model(const std::string& fingerprint,
                                                          const std::map<std::string, std::string>& versions,
                                                          const std::string& device_class) {
   std::string seen;
-  // Loaded only where no model of this device is found: the first model of another device of
-  // this class whose own backends' versions match, else the first trained across devices whose
-  // classes span this one's (classes_span), else the one of the nearest other CPU class
-  // (cpu_class_distance).
-  std::string of_class, across, of_nearest_class;
+  // Loaded only where no model of this device with every version matching is found: the first
+  // model of another device of this class whose backends' versions match, else the first trained
+  // across devices whose classes span this one's (classes_span), else the first of this device,
+  // then of its class, with a peer library at another version (which it sets aside), else the one of
+  // the nearest other CPU class (cpu_class_distance). A peer's version names the machine as
+  // well as the build (OpenBLAS's core), so the model across classes, which takes the device's
+  // features, goes first: on the Granite Rapids VM, where the Emerald Rapids VM's model of the
+  // same fingerprint differs in OpenBLAS's core alone, that one ranked 40 + 40 held-out shapes
+  // to 0.971 of the exhaustive best at its k of 5 (0.979 at 10), the model across classes to
+  // 0.987 at 10 (bench/results/2026-11-30h-cpu-intel-gnr-2t-model.md).
+  std::string of_class, across, own_peers_changed, class_peers_changed, of_nearest_class;
   // The distance of of_nearest_class; none taken yet is farther than any (a plain pair: GCC 12
   // warned of an optional pair as maybe uninitialized).
   std::pair<double, int> nearest{std::numeric_limits<double>::infinity(), 0};
@@ -414,7 +442,7 @@ Result<std::shared_ptr<const CostModel>> find_cost_model(const std::string& fing
         if (device_class.empty() || !across.empty()) continue;
         if (!classes_span(info->device_class, device_class)) {
           seen += ", which do not span " + device_class;
-        } else if (const std::string mismatch = version_mismatch(*info, versions, true); !mismatch.empty()) {
+        } else if (const std::string mismatch = own_version_mismatch(*info, versions); !mismatch.empty()) {
           seen += " (trained on " + mismatch + ")";
         } else {
           across = file.string();
@@ -428,11 +456,15 @@ Result<std::shared_ptr<const CostModel>> find_cost_model(const std::string& fing
         const bool wanted = info->device_class == device_class ? of_class.empty()
                                                                : distance && *distance < nearest;
         if (!wanted) continue;
-        const std::string mismatch = version_mismatch(*info, versions, true);
+        const std::string mismatch = own_version_mismatch(*info, versions);
         if (!mismatch.empty()) {
           seen += " (trained on " + mismatch + ")";
         } else if (info->device_class == device_class) {
-          of_class = file.string();
+          if (changed_peers(*info, versions).empty()) {
+            of_class = file.string();
+          } else if (class_peers_changed.empty()) {
+            class_peers_changed = file.string();
+          }
         } else {
           of_nearest_class = file.string();
           nearest = *distance;
@@ -441,14 +473,19 @@ Result<std::shared_ptr<const CostModel>> find_cost_model(const std::string& fing
       }
       auto model = CostModel::load(file.string());
       Status usable = model.is_ok() ? (*model)->check_trained_on(fingerprint, versions) : model.status();
-      if (usable.is_ok()) return model;
-      seen += "\n  " + file.string() + ": " + usable.message();
+      if (!usable.is_ok()) {
+        seen += "\n  " + file.string() + ": " + usable.message();
+      } else if (changed_peers((*model)->info(), versions).empty()) {
+        return (*model)->for_device(fingerprint, device_class, versions);
+      } else if (own_peers_changed.empty()) {
+        own_peers_changed = file.string();
+      }
     }
   }
-  for (const std::string& stand_in : {of_class, across, of_nearest_class}) {
+  for (const std::string& stand_in : {of_class, across, own_peers_changed, class_peers_changed, of_nearest_class}) {
     if (stand_in.empty()) continue;
     auto model = CostModel::load(stand_in);
-    if (model.is_ok()) return (*model)->for_device(fingerprint, device_class);
+    if (model.is_ok()) return (*model)->for_device(fingerprint, device_class, versions);
     seen += "\n  " + stand_in + ": " + model.status().message();
   }
   std::string dirs;

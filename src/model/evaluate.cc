@@ -145,9 +145,11 @@ double simulated_tuning_us(const SweepMeta& meta, double setup_us, const std::ve
 Result<ModelEval> evaluate_cost_model(const CostModel& unbound, const SweepData& held_out, int k, int curve_max,
                                       bool across_devices) {
   if (k < 1) return invalid_argument("k must be >= 1");
-  // A model trained across devices ranks with the held-out sweep's device's features.
+  // A model trained across devices ranks with the held-out sweep's device's features; a peer
+  // swept at another version than the model was trained on is timed in full, as a tuning would.
   GEMMTUNE_ASSIGN_OR_RETURN(std::shared_ptr<const CostModel> bound,
-                            unbound.for_device(held_out.meta.device, held_out.meta.device_class));
+                            unbound.for_device(held_out.meta.device, held_out.meta.device_class,
+                                               held_out.meta.backend_versions));
   const CostModel& model = *bound;
   if (!across_devices) {
     GEMMTUNE_RETURN_IF_ERROR(model.check_trained_on(held_out.meta.device, held_out.meta.backend_versions));

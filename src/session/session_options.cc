@@ -61,12 +61,16 @@ void load_lut_and_model(SessionOptions& options, const DeviceInfo& device, const
                                       ? "the one of the nearest class, " + info.device_class + " ('" + info.device + "')"
                                       : "one trained across the classes " + info.device_class + ", which span it,";
         const std::string none = options.model_path.empty()
-                                     ? "none was trained on this device or its class (" + device.device_class() + "); "
+                                     ? "none of this device or its class (" + device.device_class() +
+                                           ") at this build's versions; "
                                      : "";
         warn_once("cost model: " + none + which + " ranks the choices instead" + k_note);
       } else if (fit == ModelFit::device_of_class) {
         warn_once("cost model: none was trained on this device; the one of another " + device.device_class() +
                   " device ('" + info.device + "') ranks the choices instead");
+      }
+      for (const std::string& note : (*model)->set_aside_notes()) {
+        warn_once("cost model: it does not rank " + note + "; that peer's default space is timed in full");
       }
     } else {
       warn_once("cost model not used: " + model.status().message() + "; benchmark " +

@@ -172,7 +172,12 @@ ChoiceSelection select_choices(const Problem& problem, const DeviceInfo& device,
   for (std::size_t b = 0; b < backends.size(); ++b) {
     if (!backend_wanted(options, backends[b]->name())) continue;
     const bool ranked = !top_k || !fallback.empty() || options.model->ranks(backends[b]->name());
-    if (!ranked) unranked += (unranked.empty() ? "" : ", ") + std::string(backends[b]->name());
+    if (!ranked) {
+      const std::string name(backends[b]->name());
+      const std::vector<std::string>& set_aside = options.model->set_aside();
+      const bool changed = std::find(set_aside.begin(), set_aside.end(), name) != set_aside.end();
+      unranked += (unranked.empty() ? "" : ", ") + name + (changed ? " (at another version than it was trained on)" : "");
+    }
     offered[b] = backends[b]->configs(problem, ranked ? space : SearchSpace::default_space);
     out.offered[b] = offered[b].size();
   }

@@ -373,6 +373,94 @@ TEST_F(CostModelTest, TheNearestCpuClassStandsInWhereTheClassHasNoModel) {
   EXPECT_NE(changed.status().message().find("alpha version 1"), std::string::npos) << changed.status().message();
 }
 
+// A sweep whose every shape also has one OpenBLAS choice, `factor` times the shape's best time.
+SweepData with_openblas(SweepData data, const std::string& version, double factor) {
+  data.meta.backend_versions["openblas"] = version;
+  std::vector<SweepRow> peers;
+  for (const SweepRow& row : data.rows) {
+    if (row.measured.config.rank != 1) continue;
+    SweepRow peer = row;
+    peer.measured.backend = "openblas";
+    peer.measured.config = KernelConfig{};
+    const int best = 1 + int(std::log2(double(row.problem.m))) % kRanks;
+    peer.measured.time_us = peer.measured.quick_us = factor * synthetic_time_us(row.problem, best);
+    peers.push_back(peer);
+  }
+  data.rows.insert(data.rows.end(), peers.begin(), peers.end());
+  return data;
+}
+
+// A peer library at another version than the model was trained on does not refuse the model
+// (Debian's OpenBLAS names the core it picked, so two CPUs of one fingerprint differ there): the
+// peer is set aside, timed in full and not ranked, and the model ranks the rest. The same where
+// a tuning finds the model and where an evaluation scores it.
+TEST(CostModelPeers, APeerAtAnotherVersionIsTimedNotRanked) {
+  if (!CostModel::built_in()) SKIP_UNLESS_CI(CostModel::not_built_in_reason());
+  const std::string device = "cpu|Synthetic|avx2,|2t|l2=1024K";
+  // Trained where OpenBLAS ran 3x slower than the best: the model learns to rank it low.
+  auto trained = CostModel::train({with_openblas(synthetic_sweep(device, 0, 60), "0.3 Prescott", 3.0)}, {"s.csv"},
+                                  small_training(), false);
+  ASSERT_TRUE(trained.is_ok()) << trained.status().message();
+  const CostModel& model = **trained;
+  EXPECT_TRUE(model.ranks("openblas"));
+  const std::map<std::string, std::string> same = {{"alpha", "1"}, {"openblas", "0.3 Prescott"}};
+  const std::map<std::string, std::string> changed = {{"alpha", "1"}, {"openblas", "0.3 SkylakeX"}};
+  EXPECT_TRUE(model.check_trained_on(device, changed).is_ok()) << "a peer's version alone does not refuse it";
+  EXPECT_FALSE(model.check_trained_on(device, {{"alpha", "2"}, {"openblas", "0.3 Prescott"}}).is_ok())
+      << "gemmtune's own kernels changed";
+
+  auto as_trained = model.for_device(device, "cpu/avx2/2t", same);
+  auto bound = model.for_device(device, "cpu/avx2/2t", changed);
+  ASSERT_TRUE(as_trained.is_ok() && bound.is_ok());
+  EXPECT_TRUE((*as_trained)->ranks("openblas"));
+  EXPECT_TRUE((*as_trained)->set_aside().empty());
+  EXPECT_FALSE((*bound)->ranks("openblas"));
+  EXPECT_TRUE((*bound)->ranks("alpha"));
+  EXPECT_EQ((*bound)->set_aside(), std::vector<std::string>{"openblas"});
+  ASSERT_EQ((*bound)->set_aside_notes().size(), 1u);
+  EXPECT_EQ((*bound)->set_aside_notes()[0], "openblas (trained on 0.3 Prescott, this build has 0.3 SkylakeX)");
+
+  TempDir dir;
+  ASSERT_TRUE(model.save(dir.file("mine.json")).is_ok());
+  setenv("GEMMTUNE_MODEL_DIR", dir.path().c_str(), 1);
+  auto found = find_cost_model(device, changed, "cpu/avx2/2t");
+  auto of_class = find_cost_model("cpu|Elsewhere|avx2,|2t|l2=512K", changed, "cpu/avx2/2t");
+  unsetenv("GEMMTUNE_MODEL_DIR");
+  ASSERT_TRUE(found.is_ok()) << found.status().message();
+  EXPECT_EQ((*found)->set_aside(), std::vector<std::string>{"openblas"});
+  ASSERT_TRUE(of_class.is_ok()) << of_class.status().message();
+  EXPECT_EQ((*of_class)->set_aside(), std::vector<std::string>{"openblas"}) << "a stand-in sets it aside too";
+  // A model across classes that span the device goes before one whose peer changed (the
+  // version names the machine too); one whose versions all match goes first.
+  SweepData sixteen = synthetic_sweep("cpu|Sixteen|avx512f,|16t|l2=2048K", 0, 30);
+  sixteen.meta.device_class = "cpu/avx512_bf16/16t";
+  auto across = CostModel::train({synthetic_sweep(device, 0, 30), sixteen}, {"two.csv", "sixteen.csv"},
+                                 small_training(), false, true);
+  ASSERT_TRUE(across.is_ok()) << across.status().message();
+  ASSERT_TRUE((*across)->save(dir.file("across.json")).is_ok());
+  setenv("GEMMTUNE_MODEL_DIR", dir.path().c_str(), 1);
+  auto across_first = find_cost_model(device, changed, "cpu/avx2/2t");
+  auto own_first = find_cost_model(device, same, "cpu/avx2/2t");
+  unsetenv("GEMMTUNE_MODEL_DIR");
+  ASSERT_TRUE(across_first.is_ok() && own_first.is_ok());
+  EXPECT_EQ((*across_first)->info().devices.size(), 2u);
+  EXPECT_TRUE((*own_first)->info().devices.empty());
+  EXPECT_TRUE((*own_first)->ranks("openblas"));
+
+  // Held out where the new OpenBLAS is the fastest choice of every shape: timed beside the top
+  // 1, it is found on every shape; ranked with what the model learnt of the old one, it is not.
+  const SweepData faster_now = with_openblas(synthetic_sweep(device, 1000, 12), "0.3 SkylakeX", 0.5);
+  auto scored = evaluate_cost_model(model, faster_now, 1);
+  ASSERT_TRUE(scored.is_ok()) << scored.status().message();
+  EXPECT_EQ(scored->shapes.size(), 12u);
+  EXPECT_DOUBLE_EQ(scored->at_k.quality_geomean, 1.0);
+  SweepData faster_as_trained = faster_now;
+  faster_as_trained.meta.backend_versions["openblas"] = "0.3 Prescott";
+  auto ranked = evaluate_cost_model(model, faster_as_trained, 1);
+  ASSERT_TRUE(ranked.is_ok()) << ranked.status().message();
+  EXPECT_LT(ranked->at_k.quality_geomean, 0.9) << "ranked low as trained, it is left out of the top 1";
+}
+
 // A model trained across devices learns what tells them apart from the devices' features: here
 // the 16-thread CPU runs every config 4x faster and has its best rank one higher, and the model
 // bound to each device predicts that device's times and ranking, to a device between them too.

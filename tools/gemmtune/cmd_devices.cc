@@ -43,10 +43,17 @@ int run_devices(int argc, char** argv) {
       const ModelInfo& info = (*found)->info();
       const ModelFit fit = model_fit(info, cpu->fingerprint(), cpu->device_class());
       const int k = fast_k_for(info, fit);
-      model = {{"found", true}, {"fit", model_fit_name(fit)}, {"device_class", info.device_class}, {"fast_top_k", k}};
+      model = {{"found", true},
+               {"fit", model_fit_name(fit)},
+               {"device_class", info.device_class},
+               {"fast_top_k", k},
+               {"set_aside", (*found)->set_aside_notes()}};
       model_line += "; the CPU's: " + std::string(model_fit_name(fit)) +
                     (fit == ModelFit::this_device ? "" : " (" + info.device_class + ")") + ", --fast times its top " +
                     std::to_string(k);
+      for (const std::string& note : (*found)->set_aside_notes()) {
+        model_line += "; it does not rank " + note + ": timed in full";
+      }
     } else {
       model["reason"] = found.status().message();
       model_line += "; none for the CPU (" + found.status().message().substr(0, found.status().message().find('\n')) +
