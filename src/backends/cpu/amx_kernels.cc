@@ -61,7 +61,11 @@ void configure_tiles() {
     config.colsb[t] = kRowBytes;
     config.rows[t] = 16;
   }
-  _tile_loadconfig(&config);
+  // The whole 64 bytes as the operand: GCC 12's _tile_loadconfig names only the first 8 as read,
+  // so the compiler may drop the stores of the rows and widths as dead, and ldtilecfg then
+  // faults on palette 1 with no tiles. It did so in bench/probes/cpu_bounds/amx_peak.cc at -O2;
+  // here the stores happened to stay.
+  asm volatile("ldtilecfg %0" ::"m"(config));
 }
 
 // The call's operands seen as R (rows along k, in place) and P (packed), in bytes.
