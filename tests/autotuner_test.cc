@@ -409,19 +409,25 @@ void spin_for_us(double us) {
 // The calls that size the samples (after the warm-up) give a second reading: a candidate that
 // stalls in its sample keeps the calibration's time for the prune (short_sample_us).
 TEST(Timing, TheCalibrationRunIsASecondReadingForTheShortSample) {
-  int calls = 0;
-  // Fast for the warm-up and the calibration call, ten times slower from then on.
-  std::vector<std::function<Status()>> fns = {[&] {
-    spin_for_us(++calls <= 2 ? 100 : 1000);
-    return Status::ok();
-  }};
   TimingOptions options;
   options.samples = 1;
   options.warmup_runs = 1;
   options.min_sample_ms = 0.2;  // one 100 µs call fills a quarter of it: one calibration call
-  auto results = time_interleaved(fns, options);
-  ASSERT_TRUE(results[0].is_ok()) << results[0].status().message();
-  const TimingStats& stats = *results[0];
+  // The calls spin on the wall clock, so a thread taken off its core mid-call reads long: under
+  // ctest -j2 on two cores a calibration call once read over 500 µs. Up to three attempts.
+  TimingStats stats;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    int calls = 0;
+    // Fast for the warm-up and the calibration call, ten times slower from then on.
+    std::vector<std::function<Status()>> fns = {[&] {
+      spin_for_us(++calls <= 2 ? 100 : 1000);
+      return Status::ok();
+    }};
+    auto results = time_interleaved(fns, options);
+    ASSERT_TRUE(results[0].is_ok()) << results[0].status().message();
+    stats = *results[0];
+    if (stats.calibration_us < 500) break;
+  }
   EXPECT_GT(stats.calibration_us, 90);
   EXPECT_LT(stats.calibration_us, 500);
   EXPECT_GT(stats.median_us, 900);
