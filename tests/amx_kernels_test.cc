@@ -81,7 +81,8 @@ TEST(AmxKernels, ConfigsMadeForTheEdgesMatchTheReference) {
   int ran = 0;
   std::uint64_t seed = 100;
   // Slices of one step and of a few, column blocks of one and three tiles, 1 to 3 threads,
-  // every tile shape; k ragged inside a slice and at a slice's end; alpha and beta set.
+  // every tile shape, R in place and copied (the operands lie off their lines: padded rows,
+  // data 16 bytes past a line); k ragged inside a slice and at a slice's end; alpha and beta set.
   const std::int64_t shapes[][3] = {{47, 81, 97}, {32, 32, 128}, {15, 100, 33}, {130, 17, 257}};
   for (const Types& t : kTypes) {
     const std::int64_t step = cpu::amx_k_step(t.in);
@@ -95,14 +96,17 @@ TEST(AmxKernels, ConfigsMadeForTheEdgesMatchTheReference) {
             for (std::int64_t block_k : {step, 3 * step, 1024 / std::int64_t(dtype_size(t.in))}) {
               for (std::int64_t block_n : {16, 48}) {
                 for (int threads : {1, 2, 3}) {
-                  KernelConfig c;
-                  c.micro_m = tiles & 1 ? 32 : 16;
-                  c.micro_n = tiles & 2 ? 32 : 16;
-                  c.block_k = std::int32_t(block_k);
-                  c.block_n = std::int32_t(block_n);
-                  c.threads = threads;
-                  c.swap_ab = swap;
-                  ran += check(p, c, seed++);
+                  for (int copy : {0, 1}) {
+                    KernelConfig c;
+                    c.micro_m = tiles & 1 ? 32 : 16;
+                    c.micro_n = tiles & 2 ? 32 : 16;
+                    c.block_k = std::int32_t(block_k);
+                    c.block_n = std::int32_t(block_n);
+                    c.threads = threads;
+                    c.swap_ab = swap;
+                    c.copy_r = copy;
+                    ran += check(p, c, seed++);
+                  }
                 }
               }
             }
@@ -111,8 +115,8 @@ TEST(AmxKernels, ConfigsMadeForTheEdgesMatchTheReference) {
       }
     }
   }
-  // nn takes swap 0 only, nt both: 3 dtypes × 4 shapes × 3 orientations × 72 configs.
-  EXPECT_EQ(ran, 3 * 4 * 3 * 4 * 3 * 2 * 3);
+  // nn takes swap 0 only, nt both: 3 dtypes × 4 shapes × 3 orientations × 144 configs.
+  EXPECT_EQ(ran, 3 * 4 * 3 * 4 * 3 * 2 * 3 * 2);
 }
 
 TEST(AmxBackend, RefusesWhatItCannotRunAndSaysWhy) {
@@ -137,6 +141,8 @@ TEST(AmxBackend, RefusesWhatItCannotRunAndSaysWhy) {
   EXPECT_NE(amx().can_implement(nt, c).message().find("bk must be a multiple of 32"), std::string::npos);
   c.block_k = 512, c.micro_m = 48;
   EXPECT_NE(amx().can_implement(nt, c).message().find("tiles are 16 or 32"), std::string::npos);
+  c.micro_m = 32, c.copy_r = 2;
+  EXPECT_NE(amx().can_implement(nt, c).message().find("copy must be 0 or 1"), std::string::npos);
 }
 
 TEST(AmxBackend, ACapBelowAvx512Bf16TurnsItOff) {
@@ -166,10 +172,19 @@ RC_GTEST_PROP(AmxBackend, ItsSpaceIsSmallDistinctAndRunnable, ()) {
   const Problem p = padded_problem(m, n, k, t.in, t.out, layout.c_str(), 0, 1.0, 0.0);
   for (SearchSpace space : {SearchSpace::default_space, SearchSpace::exhaustive}) {
     const std::vector<KernelConfig> configs = amx().configs(p, space);
-    RC_ASSERT(configs.size() <= (space == SearchSpace::exhaustive ? 24u : 8u));
+    RC_ASSERT(configs.size() <= (space == SearchSpace::exhaustive ? 48u : 8u));
     for (std::size_t i = 0; i < configs.size(); ++i) {
       RC_ASSERT(amx().can_implement(p, configs[i]).is_ok());
       RC_ASSERT(std::count(configs.begin(), configs.end(), configs[i]) == 1);
+      // R copied onto its lines is offered beside R in place, never alone, and by default only
+      // where a block of R's rows serves two column tiles of P or more.
+      if (configs[i].copy_r == 1) {
+        KernelConfig in_place = configs[i];
+        in_place.copy_r = 0;
+        RC_ASSERT(std::count(configs.begin(), configs.end(), in_place) == 1);
+        const std::int64_t cols = configs[i].swap_ab ? m : n;
+        if (space == SearchSpace::default_space) RC_ASSERT(std::min<std::int64_t>(configs[i].block_n, cols) >= 64);
+      }
     }
     // Unpadded, a single row of a column-major A (lda = m = 1) and a single column of a row-major
     // B (ldb = n = 1) are contiguous along k too; so is everything where k is 1.

@@ -65,6 +65,10 @@ struct KernelConfig {
   // Vector instruction set of the CPU kernels (see cpu_isa_name): 0 generic, 1 AVX2,
   // 2 AVX-512, 3 AVX-512 + VNNI (int8 dot products), 4 AVX-512 + VNNI + BF16 (bf16 dot products).
   std::int32_t isa = 0;
+  // amx: 1 copies each block of the operand the tiles read along k onto whole 64-byte lines,
+  // slice by slice of k, where its rows are off their lines (then each tile row would span two
+  // lines); 0 reads it in place.
+  std::int32_t copy_r = 0;
 
   // --- backend-specific ---
   // cuBLASLt: the 1-based rank of the heuristic result the config runs. A rank names no

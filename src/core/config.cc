@@ -51,6 +51,7 @@ constexpr std::array kFields{
     Field{"swap", &KernelConfig::swap_ab},   Field{"pp", &KernelConfig::pingpong},
     Field{"mm", &KernelConfig::micro_m},     Field{"mn", &KernelConfig::micro_n},
     Field{"thr", &KernelConfig::threads},    Field{"isa", &KernelConfig::isa, kIsaNames},
+    Field{"copy", &KernelConfig::copy_r},
     Field{"rank", &KernelConfig::rank},      Field{"kernel", &KernelConfig::kernel, kKernelNames, kKernelAliases},
     Field{"a", &KernelConfig::a_source, kASourceNames}, Field{"grid", &KernelConfig::grid, kGridNames},
 };

@@ -65,6 +65,15 @@ bool a_along_k(const Problem& p) { return cpu_strides(p).a_ks == 1; }
 bool b_along_k(const Problem& p) { return cpu_strides(p).b_ks == 1; }
 
 constexpr std::int64_t kMinThreadedMacs = std::int64_t(1) << 18;
+// Where a block of R's rows serves at least this many of P's columns (two column tiles of 32),
+// the default space offers R copied onto its lines (copy=1) beside R read in place; where it
+// serves one, copying it costs a second pass over R for nothing back. Neither wins everywhere
+// (two threads of the Granite Rapids VM, R 16 bytes past a line, copied against in place): at
+// 256³ bf16 36.4 µs against 30.7, s8 27.9 against 25.8; at 512³ bf16 156 against 190, s8 107
+// against 101; at 1024³ bf16 1396 against 1708, s8 663 against 849; at 2048³ bf16 11.6 ms
+// against 15.1; at 256 × 4096 × 4096 nt 5.87 against 7.97; at 16 × 4096 × 4096 nt (one column
+// tile) copied read 0.96 of oneDNN where in place had read 1.23. So the tuner chooses.
+constexpr std::int64_t kMinCopiedColumns = 64;
 
 class AmxBackend final : public Backend {
  public:
@@ -76,8 +85,9 @@ class AmxBackend final : public Backend {
   // Per orientation the operands allow (A's rows along k: C = A·B; B's columns along k: swap),
   // 2 × 2 tiles (fewer where R's rows or P's columns take one tile), P packed 128 or 256
   // columns at a time, 1 KB of each row of k kept in L1 (the exhaustive space adds half and
-  // twice that), on every core (and on one below kMinThreadedMacs). At most 8 configs (24
-  // exhaustive): no cost model ranks this backend, so `--fast` times all of them.
+  // twice that), on every core (and on one below kMinThreadedMacs), R read in place and, where
+  // a block of its rows serves kMinCopiedColumns of P or more, copied onto its lines too. At
+  // most 8 configs (48 exhaustive): no cost model ranks this backend, so `--fast` times all.
   std::vector<KernelConfig> configs(const Problem& p, SearchSpace space) const override {
     std::vector<KernelConfig> out;
     if (!usable(p).is_ok()) return out;
@@ -94,17 +104,25 @@ class AmxBackend final : public Backend {
       const std::int64_t cols_rounded = (cols + 15) / 16 * 16;
       for (std::int64_t block_n : {128, 256}) {
         const std::int64_t bn = std::min(block_n, cols_rounded);
+        // A product below kMinThreadedMacs (where one thread is offered too) is too small for a
+        // copy to pay.
+        const bool copy_pays = std::min(bn, cols) >= kMinCopiedColumns && threads.size() == 1;
+        std::vector<int> copies = {0};
+        if (copy_pays || space == SearchSpace::exhaustive) copies.push_back(1);
         for (std::int64_t depth : depths) {
           const std::int64_t bk = std::min(depth, k_rounded);
           for (int t : threads) {
-            KernelConfig c;
-            c.micro_m = rows > 16 ? 32 : 16;
-            c.micro_n = cols > 16 ? 32 : 16;
-            c.block_n = std::int32_t(bn);
-            c.block_k = std::int32_t(bk);
-            c.threads = t;
-            c.swap_ab = swap;
-            if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
+            for (int copy : copies) {
+              KernelConfig c;
+              c.micro_m = rows > 16 ? 32 : 16;
+              c.micro_n = cols > 16 ? 32 : 16;
+              c.block_n = std::int32_t(bn);
+              c.block_k = std::int32_t(bk);
+              c.threads = t;
+              c.swap_ab = swap;
+              c.copy_r = copy;
+              if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
+            }
           }
         }
       }
@@ -115,6 +133,7 @@ class AmxBackend final : public Backend {
   Status can_implement(const Problem& p, const KernelConfig& c) const override {
     GEMMTUNE_RETURN_IF_ERROR(usable(p));
     if (c.swap_ab != 0 && c.swap_ab != 1) return unsupported("swap must be 0 or 1");
+    if (c.copy_r != 0 && c.copy_r != 1) return unsupported("copy must be 0 or 1");
     // The tiles read one operand in place along k: A's rows (swap=0) or B's columns (swap=1).
     const bool a_k = a_along_k(p), b_k = b_along_k(p);
     const std::string other = a_k || b_k ? std::string(": swap=") + (a_k ? "0" : "1") + " reads " + (a_k ? "A" : "B") +
@@ -147,6 +166,7 @@ class AmxBackend final : public Backend {
     params.row_tiles = c.micro_m / 16, params.col_tiles = c.micro_n / 16;
     params.block_n = c.block_n, params.block_k = c.block_k;
     params.swap = c.swap_ab == 1;
+    params.copy_r = c.copy_r == 1;
     params.threads = c.threads;
     return std::unique_ptr<Kernel>(std::make_unique<AmxKernel>(params));
   }

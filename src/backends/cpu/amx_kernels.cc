@@ -148,10 +148,12 @@ struct RSource {
 // into dst, 16 rows of steps·64 bytes, zeros past R's rows and past k.
 void copy_r(const Operands& o, std::int64_t row0, std::int64_t k0, std::int64_t steps, std::uint8_t* dst) {
   const std::int64_t row_bytes = steps * kRowBytes;
-  std::memset(dst, 0, std::size_t(16 * row_bytes));
   const std::int64_t bytes = std::min(o.k - k0, steps * o.k_step) * o.element;
-  for (std::int64_t r = 0; r < 16 && row0 + r < o.r_rows; ++r) {
-    std::memcpy(dst + r * row_bytes, o.r + (row0 + r) * o.r_stride + k0 * o.element, std::size_t(bytes));
+  for (std::int64_t r = 0; r < 16; ++r) {
+    std::uint8_t* row = dst + r * row_bytes;
+    const std::int64_t copied = row0 + r < o.r_rows ? bytes : 0;
+    if (copied > 0) std::memcpy(row, o.r + (row0 + r) * o.r_stride + k0 * o.element, std::size_t(copied));
+    if (copied < row_bytes) std::memset(row + copied, 0, std::size_t(row_bytes - copied));
   }
 }
 
@@ -386,11 +388,19 @@ void run_share(const AmxGemmParams& P, const Operands& o, const Epilogue& e, std
   const bool sliced = all_steps > slice_steps_max;
   const std::int64_t rows_rounded = ceil_div(i_end - i_begin, 32) * 32;
   auto* partial = sliced ? static_cast<std::uint8_t*>(thread_scratch(1, std::size_t(rows_rounded * partial_ld))) : nullptr;
-  // Two tiles' copies of R (rows past the end, at most one block's) and two ragged tails.
+  // Two tiles' copies of R (rows past the end or off their lines, one block's) and two ragged
+  // tails.
   const std::int64_t copy_bytes = 16 * slice_steps_max * kRowBytes;
   auto* copies = static_cast<std::uint8_t*>(thread_scratch(2, std::size_t(2 * copy_bytes + 2 * kTileBytes)));
   std::uint8_t* tails = copies + 2 * copy_bytes;
 
+  // A tile row across two 64-byte lines slows the 2 × 2 step down: from 1.79 to 1.02 TFLOP/s a
+  // thread in bf16, from 3.96 to 2.08 TOP/s in s8, with R 16 bytes past a line as a large
+  // std::vector's data lies (bench/probes/cpu_bounds/amx_peak.cc, Granite Rapids VM). With
+  // copy_r such an R is copied onto whole lines, a block per slice, once for all the block's
+  // column pairs; the copy costs more than it saves on small products (the tuner chooses).
+  const bool r_on_lines = reinterpret_cast<std::uintptr_t>(o.r) % kRowBytes == 0 && o.r_stride % kRowBytes == 0;
+  const bool r_in_place = r_on_lines || !P.copy_r;
   configure_tiles();
   for (std::int64_t jb = j_begin; jb < j_end; jb += block_n) {
     const std::int64_t cols = std::min(block_n, j_end - jb), panels = ceil_div(cols, 16);
@@ -407,7 +417,7 @@ void run_share(const AmxGemmParams& P, const Operands& o, const Epilogue& e, std
         RSource r[2];
         for (int t = 0; t < rt; ++t) {
           const std::int64_t row0 = i0 + 16 * t;
-          if (row0 + 16 <= o.r_rows) {
+          if (r_in_place && row0 + 16 <= o.r_rows) {
             r[t].base = o.r + row0 * o.r_stride + k0 * o.element;
             r[t].stride = o.r_stride;
             if (slice.tail) {

@@ -30,6 +30,9 @@ struct AmxGemmParams {
   // while every column tile of the block passes it: multiples of 16 and of the tile's k step.
   std::int64_t block_n = 256, block_k = 512;
   bool swap = false;
+  // R's blocks copied onto whole 64-byte lines per slice where R's rows are off their lines
+  // (its base or its row stride); else, and where they lie on them, R is read in place.
+  bool copy_r = false;
   int threads = 1;
 };
 
