@@ -382,7 +382,10 @@ void run_share(const AmxGemmParams& P, const Operands& o, const Epilogue& e, std
   const std::int64_t all_steps = ceil_div(o.k, o.k_step);
   const bool ragged = o.k % o.k_step != 0;
   const std::int64_t slice_steps_max = std::min(ceil_div(block_k, o.k_step), all_steps);
-  const std::int64_t panels_max = ceil_div(std::min(block_n, j_end - j_begin), 16);
+  // A tail of fewer than kMergedTail columns joins the block before it: as a block of its own it
+  // would pass all of R (and copy it) again for one tile column.
+  constexpr std::int64_t kMergedTail = 32;
+  const std::int64_t panels_max = ceil_div(std::min(block_n + kMergedTail - 1, j_end - j_begin), 16);
   auto* packed = static_cast<std::uint8_t*>(thread_scratch(0, std::size_t(panels_max * slice_steps_max * kTileBytes)));
   const std::int64_t partial_ld = panels_max * kRowBytes;
   const bool sliced = all_steps > slice_steps_max;
@@ -402,8 +405,9 @@ void run_share(const AmxGemmParams& P, const Operands& o, const Epilogue& e, std
   const bool r_on_lines = reinterpret_cast<std::uintptr_t>(o.r) % kRowBytes == 0 && o.r_stride % kRowBytes == 0;
   const bool r_in_place = r_on_lines || !P.copy_r;
   configure_tiles();
-  for (std::int64_t jb = j_begin; jb < j_end; jb += block_n) {
-    const std::int64_t cols = std::min(block_n, j_end - jb), panels = ceil_div(cols, 16);
+  for (std::int64_t jb = j_begin, cols = 0; jb < j_end; jb += cols) {
+    cols = j_end - jb < block_n + kMergedTail ? j_end - jb : block_n;
+    const std::int64_t panels = ceil_div(cols, 16);
     for (std::int64_t step0 = 0; step0 < all_steps; step0 += slice_steps_max) {
       const std::int64_t steps = std::min(slice_steps_max, all_steps - step0), k0 = step0 * o.k_step;
       Slice slice;
