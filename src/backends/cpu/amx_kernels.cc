@@ -397,11 +397,12 @@ void run_share(const AmxGemmParams& P, const Operands& o, const Epilogue& e, std
   auto* copies = static_cast<std::uint8_t*>(thread_scratch(2, std::size_t(2 * copy_bytes + 2 * kTileBytes)));
   std::uint8_t* tails = copies + 2 * copy_bytes;
 
-  // A tile row across two 64-byte lines slows the 2 × 2 step down: from 1.79 to 1.02 TFLOP/s a
-  // thread in bf16, from 3.96 to 2.08 TOP/s in s8, with R 16 bytes past a line as a large
-  // std::vector's data lies (bench/probes/cpu_bounds/amx_peak.cc, Granite Rapids VM). With
-  // copy_r such an R is copied onto whole lines, a block per slice, once for all the block's
-  // column pairs; the copy costs more than it saves on small products (the tuner chooses).
+  // A tile row across two 64-byte lines slows the 2 × 2 step down: from 1.76 to 1.05 TFLOP/s a
+  // thread in bf16, from 3.98 to 2.11 TOP/s in s8, with R 16 bytes past a line as a large
+  // std::vector's data lies (bench/probes/cpu_bounds/amx_peak.cc on the Granite Rapids VM,
+  // bench/results/2026-11-30h-cpu-amx-lines.md). With copy_r such an R is copied onto whole
+  // lines, a block per slice, once for all the block's column pairs; the copy costs more than
+  // it saves on small products (the tuner chooses).
   const bool r_on_lines = reinterpret_cast<std::uintptr_t>(o.r) % kRowBytes == 0 && o.r_stride % kRowBytes == 0;
   const bool r_in_place = r_on_lines || !P.copy_r;
   configure_tiles();
