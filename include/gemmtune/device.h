@@ -14,6 +14,12 @@ enum class DeviceKind : std::uint8_t { cpu, cuda };
 
 struct CpuInfo {
   std::string model;  // "AMD EPYC 9R14", from /proc/cpuinfo
+  // cpuid's display family and model (6 and 207 for Emerald Rapids, 25 and 1 for Zen 3 Milan);
+  // 0 where cpuid has none. A hypervisor often reports one model name ("Intel(R) Xeon(R)
+  // Processor") for several generations with the same features, cores and L2; these tell them
+  // apart.
+  int family = 0;
+  int model_number = 0;
   // Instruction-set features gemmtune's kernels use.
   bool sse42 = false, avx2 = false, fma = false, f16c = false;
   bool avx512f = false, avx512bw = false, avx512vl = false;
@@ -63,8 +69,8 @@ struct DeviceInfo {
   CpuInfo cpu;       // for kind == cpu: the host; for cuda: the host that drives it
   CudaInfo cuda;     // for kind == cuda
 
-  // Stable across runs on the same machine, different across machine types: model, features
-  // and core count for a CPU.
+  // Stable across runs on the same machine, different across machine types: for a CPU its
+  // model name, cpuid family and model, features, core count and L2.
   std::string fingerprint() const;
   // Coarser than the fingerprint: what decides which configs run and how they rank, shared by
   // machines of one type. "cpu/avx512/2t" (widest usable ISA, logical cores) or

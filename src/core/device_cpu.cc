@@ -2,6 +2,8 @@
 // /proc/cpuinfo, cache sizes from /sys. GEMMTUNE_CPU_ISA caps the vector ISA so the AVX2 and
 // generic kernels (and AVX-512 without its bf16 and int8 dot products) can be exercised on an
 // AVX-512 machine.
+#include <cpuid.h>
+
 #include <cstdlib>
 #include <fstream>
 #include <set>
@@ -62,9 +64,21 @@ void read_proc_cpuinfo(CpuInfo& cpu) {
   if (!cores.empty()) cpu.physical_cores = int(cores.size());
 }
 
+// The display family and model of cpuid leaf 1 (Intel's and AMD's manuals): the extended family
+// adds to a base family of 15, and the extended model extends the model of families 6 and 15 up.
+void read_family_and_model(CpuInfo& cpu) {
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  if (__get_cpuid(1, &eax, &ebx, &ecx, &edx) == 0) return;
+  const int base_family = int((eax >> 8) & 0xf);
+  const int base_model = int((eax >> 4) & 0xf);
+  cpu.family = base_family == 15 ? base_family + int((eax >> 20) & 0xff) : base_family;
+  cpu.model_number = base_family == 6 || base_family == 15 ? base_model + (int((eax >> 16) & 0xf) << 4) : base_model;
+}
+
 CpuInfo detect() {
   CpuInfo cpu;
   __builtin_cpu_init();
+  read_family_and_model(cpu);
   cpu.sse42 = __builtin_cpu_supports("sse4.2");
   cpu.avx2 = __builtin_cpu_supports("avx2");
   cpu.fma = __builtin_cpu_supports("fma");
@@ -155,7 +169,9 @@ std::string DeviceInfo::fingerprint() const {
         << cuda.nvrtc_minor;
     return out.str();
   }
-  out << "cpu|" << cpu.model << '|';
+  // Family and model after the name: two generations behind one name (Emerald and Granite Rapids
+  // under KVM) must not share stored picks or a cost model.
+  out << "cpu|" << cpu.model << "|family=" << cpu.family << ",model=" << cpu.model_number << '|';
   for (const std::string& feature : cpu.feature_names()) out << feature << ',';
   out << '|' << cpu.logical_cores << "t|l2=" << (cpu.l2_bytes >> 10) << "K";
   return out.str();

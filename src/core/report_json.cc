@@ -70,6 +70,8 @@ nlohmann::json device_object(const DeviceInfo& device) {
           {"device_class", device.device_class()},
           {"cpu",
            {{"model", cpu.model},
+            {"family", cpu.family},
+            {"model_number", cpu.model_number},
             {"features", cpu.feature_names()},
             {"best_isa", cpu_isa_name(cpu.best_isa())},
             {"isa_cap", cpu.isa_cap},

@@ -419,10 +419,10 @@ Result<std::shared_ptr<const CostModel>> find_cost_model(const std::string& fing
   // then of its class, with a peer library at another version (which it sets aside), else the one of
   // the nearest other CPU class (cpu_class_distance). A peer's version names the machine as
   // well as the build (OpenBLAS's core), so the model across classes, which takes the device's
-  // features, goes first: on the Granite Rapids VM, where the Emerald Rapids VM's model of the
-  // same fingerprint differs in OpenBLAS's core alone, that one ranked 40 + 40 held-out shapes
-  // to 0.971 of the exhaustive best at its k of 5 (0.979 at 10), the model across classes to
-  // 0.987 at 10 (bench/results/2026-11-30h-cpu-intel-gnr-2t-model.md).
+  // features, goes first: on the Granite Rapids VM, where the Emerald Rapids VM's model (of the
+  // same fingerprint then, before it named cpuid's model) differs in OpenBLAS's core alone, that
+  // one ranked 40 + 40 held-out shapes to 0.971 of the exhaustive best at its k of 5 (0.979 at
+  // 10), the model across classes to 0.987 at 10 (bench/results/2026-11-30h-cpu-intel-gnr-2t-model.md).
   std::string of_class, across, own_peers_changed, class_peers_changed, of_nearest_class;
   // The distance of of_nearest_class; none taken yet is farther than any (a plain pair: GCC 12
   // warned of an optional pair as maybe uninitialized).

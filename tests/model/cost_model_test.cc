@@ -570,7 +570,7 @@ TEST(CostModelAcrossDevices, AModelAcrossClassesThatSpanTheDevicesStandsInBefore
 TEST(CostModelShipped, TheZen3ModelStandsInForAnotherCpuOfItsClassWithOtherPeerBuilds) {
   if (!CostModel::built_in()) SKIP_UNLESS_CI(CostModel::not_built_in_reason());
   const std::string dir = std::string(GEMMTUNE_TEST_SOURCE_DIR) + "/data/models";
-  auto info = CostModel::read_info(dir + "/cpu-avx2-2t-amd-epyc.json");
+  auto info = CostModel::read_info(dir + "/cpu-avx2-2t-amd-epyc-25-1.json");
   ASSERT_TRUE(info.is_ok()) << info.status().message();
   std::map<std::string, std::string> versions = info->backend_versions;
   versions["openblas"] = "OpenBLAS 0.3.21 NO_LAPACKE DYNAMIC_ARCH NO_AFFINITY Zen2 MAX_THREADS=64";
@@ -582,6 +582,28 @@ TEST(CostModelShipped, TheZen3ModelStandsInForAnotherCpuOfItsClassWithOtherPeerB
   ASSERT_TRUE(found.is_ok()) << found.status().message();
   EXPECT_EQ((*found)->info().device_class, "cpu/avx2/2t");
   EXPECT_FALSE(stale.is_ok()) << "gemmtune's own kernels changed: no model stands in";
+}
+
+// The Emerald Rapids and Granite Rapids VMs have one name, class, features and L2; cpuid's
+// model in the fingerprint sends each to its own shipped model, each with its own versions.
+TEST(CostModelShipped, EachIntelVmOfOneNameAndClassFindsItsOwnModel) {
+  if (!CostModel::built_in()) SKIP_UNLESS_CI(CostModel::not_built_in_reason());
+  const std::string dir = std::string(GEMMTUNE_TEST_SOURCE_DIR) + "/data/models";
+  setenv("GEMMTUNE_MODEL_DIR", dir.c_str(), 1);
+  int found_own = 0;
+  for (const char* file : {"cpu-avx512_bf16-2t-intel-xeon-processor-6-207.json",
+                           "cpu-avx512_bf16-2t-intel-xeon-processor-6-167.json"}) {
+    auto info = CostModel::read_info(dir + "/" + file);
+    ASSERT_TRUE(info.is_ok()) << file << ": " << info.status().message();
+    EXPECT_NE(info->device.find("|family=6,model="), std::string::npos) << info->device;
+    auto found = find_cost_model(info->device, info->backend_versions, info->device_class);
+    ASSERT_TRUE(found.is_ok()) << file << ": " << found.status().message();
+    EXPECT_EQ((*found)->info().device, info->device) << file << " serves its own CPU";
+    EXPECT_TRUE((*found)->set_aside().empty()) << file << ": its own versions, nothing set aside";
+    found_own += (*found)->info().device == info->device;
+  }
+  unsetenv("GEMMTUNE_MODEL_DIR");
+  EXPECT_EQ(found_own, 2);
 }
 
 // The shipped GPU model, trained on the H200, stands in for an H100 (the same Hopper SM count

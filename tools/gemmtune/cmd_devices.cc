@@ -80,7 +80,7 @@ int run_devices(int argc, char** argv) {
     return kExitOk;
   }
   const CpuInfo& c = cpu->cpu;
-  std::printf("cpu: %s\n", c.model.c_str());
+  std::printf("cpu: %s (family %d, model %d)\n", c.model.c_str(), c.family, c.model_number);
   std::printf("  cores: %d logical, %d physical\n", c.logical_cores, c.physical_cores);
   std::printf("  caches: L1d %lld KiB, L2 %lld KiB, L3 %lld MiB\n", (long long)(c.l1d_bytes >> 10),
               (long long)(c.l2_bytes >> 10), (long long)(c.l3_bytes >> 20));
