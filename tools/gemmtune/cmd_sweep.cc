@@ -11,6 +11,7 @@
 
 #include "commands.h"
 #include "common.h"
+#include "ranks.h"
 #include "shapes.h"
 
 namespace gemmtune::cli {
@@ -28,7 +29,10 @@ constexpr const char* kSweepSummary =
     "--full-within of the fastest. One CSV row per (shape, config) with its\n"
     "time and what measuring it cost. Progress goes to stderr. An existing --out file of the same\n"
     "device and settings is resumed: its whole shapes are kept and skipped, a shape cut off is redone;\n"
-    "one measured on another device, with other backend versions or settings is refused (exit 3).";
+    "one measured on another device, with other backend versions or settings is refused (exit 3).\n"
+    "Started by mpirun, the ranks share the shapes out (shape i to rank i mod ranks), each on its own\n"
+    "device, into a file of its own: --out sweep.csv becomes sweep.rank0-of-4.csv ... sweep.rank3-of-4.csv,\n"
+    "which `gemmtune model train --data` takes together (ranks on machines of one fingerprint).";
 
 std::vector<OptionSpec> sweep_specs() {
   std::vector<OptionSpec> specs = shape_options();
@@ -47,7 +51,16 @@ std::vector<OptionSpec> sweep_specs() {
       if (spec.name == name) specs.push_back(spec);
     }
   }
+  specs.push_back(shared_device_option());
   return specs;
+}
+
+// A rank's own file: "sweep.csv" -> "sweep.rank1-of-4.csv"; the path itself when alone.
+std::string rank_path(const std::string& path, const Ranks& ranks) {
+  if (ranks.size() == 1) return path;
+  const std::filesystem::path p(path);
+  const std::string tag = ".rank" + std::to_string(ranks.rank()) + "-of-" + std::to_string(ranks.size());
+  return (p.parent_path() / (p.stem().string() + tag + p.extension().string())).string();
 }
 
 std::string minutes(double seconds) {
@@ -91,18 +104,25 @@ Status append(const std::string& path, const std::string& text) {
 
 int run_sweep(int argc, char** argv) {
   const std::vector<OptionSpec> specs = sweep_specs();
+  // Under mpirun every rank sweeps its share into its own file. The ranks meet nowhere else (a
+  // rank that fails exits, and mpirun ends the job; each file resumes where it stopped).
+  auto ranks = Ranks::join();
+  if (!ranks.is_ok()) return fail(ranks.status());
   for (int i = 2; i < argc; ++i) {
     if (std::string(argv[i]) == "--help") {
-      std::cout << usage("sweep", kSweepSummary, specs);
+      if ((*ranks)->rank() == 0) std::cout << usage("sweep", kSweepSummary, specs);
       return kExitOk;
     }
   }
   auto args = Args::parse("sweep", specs, argc, argv, 2);
   if (!args.is_ok()) return fail(args.status());
   if (!args->has("out")) return fail(invalid_argument("--out FILE.csv is required"));
-  const std::string out_path = args->get("out", "");
+  const std::string out_path = rank_path(args->get("out", ""), **ranks);
   auto options = session_options_from(*args);
   if (!options.is_ok()) return fail(options.status());
+  auto device = device_for_rank(options->device, **ranks, args->flag("shared-device"));
+  if (!device.is_ok()) return fail(device.status());
+  options->device = *device;
   SweepOptions sweep;
   auto space = parse_search_space(args->get("space", "exhaustive"));
   if (!space.is_ok()) return fail(invalid_argument("--space: " + space.status().message()));
@@ -132,6 +152,16 @@ int run_sweep(int argc, char** argv) {
   if (!shapes.is_ok()) return fail(shapes.status());
   if (std::int64_t(shapes->problems.size()) > *max_shapes) {
     shapes->problems.erase(shapes->problems.begin() + *max_shapes, shapes->problems.end());
+  }
+  if ((*ranks)->size() > 1) {
+    std::vector<Problem> share;
+    for (std::size_t i = std::size_t((*ranks)->rank()); i < shapes->problems.size(); i += std::size_t((*ranks)->size())) {
+      share.push_back(shapes->problems[i]);
+    }
+    std::fprintf(stderr, "rank %d of %d (host %s, %s): %zu of the %zu shapes into %s\n", (*ranks)->rank(),
+                 (*ranks)->size(), (*ranks)->host().c_str(), (*session)->device().name.c_str(), share.size(),
+                 shapes->problems.size(), out_path.c_str());
+    shapes->problems = std::move(share);
   }
 
   SweepMeta meta;

@@ -5,6 +5,7 @@ namespace gemmtune::cli {
 
 int run_devices(int argc, char** argv);
 int run_tune(int argc, char** argv);
+int run_tune_set(int argc, char** argv);
 int run_bench(int argc, char** argv);
 int run_demo(int argc, char** argv);
 int run_hints_table(int argc, char** argv);

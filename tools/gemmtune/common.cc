@@ -18,10 +18,15 @@
 
 namespace gemmtune::cli {
 
-int fail(const Status& status) {
-  std::fprintf(stderr, "gemmtune: %s\n", status.message().c_str());
+int exit_code(const Status& status) {
+  if (status.is_ok()) return kExitOk;
   return status.code() == ErrorCode::invalid_argument || status.code() == ErrorCode::not_found ? kExitUsage
                                                                                                 : kExitFailed;
+}
+
+int fail(const Status& status) {
+  std::fprintf(stderr, "gemmtune: %s\n", status.message().c_str());
+  return exit_code(status);
 }
 
 std::vector<OptionSpec> session_options() {

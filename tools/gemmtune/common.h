@@ -15,7 +15,9 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailed = 1;
 inline constexpr int kExitUsage = 2;
 
-// Prints "gemmtune: <message>" and returns kExitUsage for invalid arguments, else kExitFailed.
+// kExitUsage for invalid arguments (and what was not found), kExitFailed for other errors.
+int exit_code(const Status& status);
+// Prints "gemmtune: <message>" and returns exit_code(status).
 int fail(const Status& status);
 
 // --device, --search, --benchmark, --fast, --lut, --model, --backends, --samples,

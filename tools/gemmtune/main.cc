@@ -15,6 +15,7 @@ kernels and the vendor libraries, and dispatches to it.
 commands:
   devices   what was detected: CPU features, cores, caches; backends compiled in
   tune      tune one problem and show every choice with its time
+  tune-set  tune every shape of a set into the store, alone or sharded over MPI ranks
   bench     gemmtune against each peer library on a shape set, in the same run
   demo      a workload whose shapes change at run time, then the comparison with the peers
   hints-table  the multi-kernel table: kernels tuned per size hint vs the op that routes shapes
@@ -37,6 +38,7 @@ int main(int argc, char** argv) {
   const std::string command = argv[1];
   if (command == "devices") return gemmtune::cli::run_devices(argc, argv);
   if (command == "tune") return gemmtune::cli::run_tune(argc, argv);
+  if (command == "tune-set") return gemmtune::cli::run_tune_set(argc, argv);
   if (command == "bench") return gemmtune::cli::run_bench(argc, argv);
   if (command == "demo") return gemmtune::cli::run_demo(argc, argv);
   if (command == "hints-table") return gemmtune::cli::run_hints_table(argc, argv);
