@@ -50,6 +50,38 @@ check "alone: every shape tuned on rank 0" "$tmp/alone.json" \
 "$CLI" tune-set --shapes "$tmp/shapes.txt" --cache "$tmp/alone.sqlite" --json $FAST >"$tmp/again.json" 2>/dev/null
 check "alone again: every shape from the store" "$tmp/again.json" "assert d['from_store'] == $SHAPES and d['tuned'] == 0, d"
 
+# A bundle of the picks: a process with no store runs each shape from it, without tuning.
+"$CLI" bundle create "$tmp/bundle" --cache "$tmp/alone.sqlite" >"$tmp/out" 2>"$tmp/err" || bad "bundle create exited $? ($(cat "$tmp/err"))"
+"$CLI" bundle show "$tmp/bundle" --json >"$tmp/show.json" 2>"$tmp/err" || bad "bundle show exited $? ($(cat "$tmp/err"))"
+check "bundle: every pick, nothing left out" "$tmp/show.json" \
+  "assert d['picks'] == $SHAPES and d['picks_found'] == $SHAPES and d['left_out'] == 0 and d['format'] == 'gemmtune-bundle', d"
+GEMMTUNE_LUT="$tmp/bundle/picks.json" "$CLI" tune-set --shapes "$tmp/shapes.txt" --cache off --json $FAST >"$tmp/deployed.json" 2>/dev/null
+python3 - "$tmp/alone.json" "$tmp/deployed.json" >"$tmp/picks.txt" <<'PY'
+import json, sys
+tuned, deployed = (json.load(open(p))["shapes"] for p in sys.argv[1:3])
+print(sum(d.get("selection", "").startswith("lookup table: used without tuning") for d in deployed),
+      sum((t["backend"], t["config"]) == (d["backend"], d["config"]) for t, d in zip(tuned, deployed)))
+PY
+if [ "$(cat "$tmp/picks.txt")" = "$SHAPES $SHAPES" ]; then ok "a deployed process runs every shape on the bundle's pick, untuned"; else
+  bad "deployed from the bundle: $(cat "$tmp/picks.txt") of $SHAPES used untuned / the same pick"; fi
+# Its mistakes: a folder of other files, an empty store, no bundle, a bundle whose parts disagree.
+mkdir -p "$tmp/other" && touch "$tmp/other/notes.txt"
+for case in "create $tmp/other --cache $tmp/alone.sqlite|holds files and is not a bundle" \
+            "create $tmp/new --cache $tmp/empty.sqlite|holds no pick of this device" \
+            "show $tmp/other|not a bundle"; do
+  # shellcheck disable=SC2086
+  "$CLI" bundle ${case%%|*} >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+  if [ "$rc" -eq 2 ] && grep -qF -- "${case#*|}" "$tmp/err"; then ok "refused: bundle ${case%%|*}"; else
+    bad "bundle ${case%%|*} (rc $rc, stderr: $(cat "$tmp/err"))"; fi
+done
+[ -e "$tmp/other/notes.txt" ] && ok "a refused folder keeps its files" || bad "bundle create removed another folder's files"
+sed -i 's/"picks": [0-9]*/"picks": 9/' "$tmp/bundle/bundle.json"
+"$CLI" bundle show "$tmp/bundle" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ "$rc" -eq 1 ] && grep -qF "the manifest lists 9 picks" "$tmp/err"; then ok "a bundle whose manifest and folder disagree is damaged"; else
+  bad "a damaged bundle (rc $rc, stderr: $(cat "$tmp/err"))"; fi
+
 if ! command -v mpirun >/dev/null; then
   echo "$passed passed, $failed failed"
   if [ -n "${CI:-}" ]; then echo "FAILED: mpirun not found (deps/debian-packages.txt lists openmpi-bin)"; exit 1; fi

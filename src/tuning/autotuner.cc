@@ -288,6 +288,8 @@ std::optional<TuneOutcome> use_without_tuning(const Problem& problem, const Devi
                                               std::string& why) {
   const auto start = std::chrono::steady_clock::now();
   const Backend& backend = *backends[selection.use->backend];
+  // What the config cost to compile: none where its kernel was in the cubin cache (a bundle's).
+  const std::int64_t compilations_before = backend.compilations();
   Candidate c = candidate(backend, selection.use->config);
   prepare_one(problem, c);
   if (c.report.status != ChoiceStatus::ok) {
@@ -304,6 +306,7 @@ std::optional<TuneOutcome> use_without_tuning(const Problem& problem, const Devi
   outcome.report.selection = selection.note;
   outcome.kernel = std::move(c.kernel);
   outcome.from_lookup_table = true;
+  outcome.report.compilations = backend.compilations() - compilations_before;
   outcome.report.tuning_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return outcome;
 }

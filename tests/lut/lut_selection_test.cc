@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <set>
 
 #include "tuning/autotuner.h"
 #include "core/reference_gemm.h"
@@ -49,6 +50,25 @@ class NumberedBackend final : public Backend {
 
  private:
   std::string name_;
+};
+
+// A JIT family's way: the first prepare of a config compiles it, later ones load it from its
+// cache (a bundle's cubins).
+class CompilingBackend final : public Backend {
+ public:
+  std::string_view name() const override { return "jit"; }
+  std::string version() const override { return "1"; }
+  std::vector<KernelConfig> configs(const Problem&, SearchSpace) const override { return {NumberedBackend::numbered(1)}; }
+  Status can_implement(const Problem&, const KernelConfig&) const override { return Status::ok(); }
+  Result<std::unique_ptr<Kernel>> prepare(const Problem& p, const KernelConfig& c) const override {
+    if (cached_.insert(c.rank).second) ++compiled_;
+    return std::unique_ptr<Kernel>(std::make_unique<ReferenceKernel>(p));
+  }
+  std::int64_t compilations() const override { return compiled_; }
+
+ private:
+  mutable std::set<int> cached_;
+  mutable std::int64_t compiled_ = 0;
 };
 
 struct Fixture {
@@ -126,6 +146,20 @@ TEST(LutSelection, UseModeRunsTheFirstUsableConfigWithoutTuning) {
   EXPECT_NE(out.report.selection.find("used without tuning"), std::string::npos) << out.report.selection;
   EXPECT_NE(out.report.selection.find("gamma"), std::string::npos) << "the unusable config is named";
   ASSERT_NE(out.kernel, nullptr);
+}
+
+// A config used without tuning reports what it cost to compile: the first time, and nothing
+// once its kernel is in the cache (how a bundle is seen to serve a deployed program).
+TEST(LutSelection, UseModeCountsTheCompilationsTheConfigCost) {
+  Fixture f;
+  f.backends.push_back(std::make_unique<CompilingBackend>());
+  f.table(LutMode::use, {{"jit", NumberedBackend::numbered(5), -1}});
+  TuneOutcome first = autotune(f.problem, f.device, f.backends, f.options);
+  TuneOutcome again = autotune(f.problem, f.device, f.backends, f.options);
+  ASSERT_TRUE(first.from_lookup_table);
+  ASSERT_TRUE(again.from_lookup_table);
+  EXPECT_EQ(first.report.compilations, 1);
+  EXPECT_EQ(again.report.compilations, 0);
 }
 
 TEST(LutSelection, ConfigsThatCannotRunAreLeftOutAndTuningGoesOn) {

@@ -23,18 +23,16 @@ int run_bench(int argc, char** argv) {
                                 "                       rewritten after each shape, so a run stopped part way keeps\n"
                                 "                       the shapes it finished (its JSON says \"complete\": false)"});
   for (OptionSpec& spec : session_options()) specs.push_back(spec);
-  for (int i = 2; i < argc; ++i) {
-    if (std::string(argv[i]) == "--help") {
-      std::cout << usage("bench",
-                         "Tunes each shape, then times gemmtune (dispatch included) against every peer backend,\n"
-                         "interleaved in the same run, each peer at its fastest config. Ratios are peer time /\n"
-                         "gemmtune time; 'best peer' is the fastest peer of each shape. 'per call' compares with\n"
-                         "each peer called the way a program that learns the shape at the call calls it, as\n"
-                         "gemmtune's dispatch is (libxsmm: its lookup on every call; oneDNN: sgemm); --json adds\n"
-                         "gemmtune's pick called as a handle against the peers' handles (best_peer_kernel).",
-                         specs);
-      return kExitOk;
-    }
+  if (asks_for_help(argc, argv)) {
+    std::cout << usage("bench",
+                       "Tunes each shape, then times gemmtune (dispatch included) against every peer backend,\n"
+                       "interleaved in the same run, each peer at its fastest config. Ratios are peer time /\n"
+                       "gemmtune time; 'best peer' is the fastest peer of each shape. 'per call' compares with\n"
+                       "each peer called the way a program that learns the shape at the call calls it, as\n"
+                       "gemmtune's dispatch is (libxsmm: its lookup on every call; oneDNN: sgemm); --json adds\n"
+                       "gemmtune's pick called as a handle against the peers' handles (best_peer_kernel).",
+                       specs);
+    return kExitOk;
   }
   auto args = Args::parse("bench", specs, argc, argv, 2);
   if (!args.is_ok()) return fail(args.status());

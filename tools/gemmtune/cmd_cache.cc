@@ -158,11 +158,9 @@ int import_from(const Args& args, const std::string& file, Opened& opened) {
 
 int run_cache(int argc, char** argv) {
   const std::vector<OptionSpec> specs = cache_specs();
-  for (int i = 2; i < argc; ++i) {
-    if (std::string(argv[i]) == "--help") {
-      std::cout << usage("cache stats|list|export FILE|import FILE|clear", kCacheSummary, specs);
-      return kExitOk;
-    }
+  if (asks_for_help(argc, argv)) {
+    std::cout << usage("cache stats|list|export FILE|import FILE|clear", kCacheSummary, specs);
+    return kExitOk;
   }
   if (argc < 3) return fail(invalid_argument("cache needs a subcommand: stats, list, export FILE, import FILE or clear"));
   const std::string sub = argv[2];

@@ -41,14 +41,12 @@ int run_demo(int argc, char** argv) {
       {"hints", true, "--hints H,H,...        size hints of m for --route benchmark|distance (default 64,256,4096)"},
   };
   for (OptionSpec& spec : session_options()) specs.push_back(spec);
-  for (int i = 2; i < argc; ++i) {
-    if (std::string(argv[i]) == "--help") {
-      std::cout << usage("demo",
-                         "Runs a workload whose GEMM shapes vary at run time: each new shape is tuned on first\n"
-                         "sight, known shapes dispatch directly; then compares gemmtune with oneDNN and OpenBLAS.",
-                         specs);
-      return kExitOk;
-    }
+  if (asks_for_help(argc, argv)) {
+    std::cout << usage("demo",
+                       "Runs a workload whose GEMM shapes vary at run time: each new shape is tuned on first\n"
+                       "sight, known shapes dispatch directly; then compares gemmtune with oneDNN and OpenBLAS.",
+                       specs);
+    return kExitOk;
   }
   auto args = Args::parse("demo", specs, argc, argv, 2);
   if (!args.is_ok()) return fail(args.status());

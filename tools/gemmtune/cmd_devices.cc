@@ -11,11 +11,9 @@ namespace gemmtune::cli {
 
 int run_devices(int argc, char** argv) {
   const std::vector<OptionSpec> specs = {{"json", false, "--json                 machine-readable output"}};
-  for (int i = 2; i < argc; ++i) {
-    if (std::string(argv[i]) == "--help") {
-      std::cout << usage("devices", "Lists the devices gemmtune detected and the backends compiled in.", specs);
-      return kExitOk;
-    }
+  if (asks_for_help(argc, argv)) {
+    std::cout << usage("devices", "Lists the devices gemmtune detected and the backends compiled in.", specs);
+    return kExitOk;
   }
   auto args = Args::parse("devices", specs, argc, argv, 2);
   if (!args.is_ok()) return fail(args.status());

@@ -168,17 +168,15 @@ int run_hints_table(int argc, char** argv) {
                               "                       the same kernel scatters by sd 0.02 at 7 rounds on a 2-core VM"},
   };
   for (OptionSpec& spec : session_options()) specs.push_back(spec);
-  for (int i = 2; i < argc; ++i) {
-    if (std::string(argv[i]) == "--help") {
-      std::cout << usage("hints-table",
-                         "The multi-kernel table: a kernel tuned for each hint alone run at every runtime size\n"
-                         "(before), the multi-kernel op at every runtime size (after), and the best a full\n"
-                         "tuning of each runtime size reaches. Each size is tuned once (or loaded from the\n"
-                         "store) and shared by the three, so a size equal to a hint runs one kernel in each\n"
-                         "column; with --cache off a scratch store holds the tunings for the run. Times in ms.",
-                         specs);
-      return kExitOk;
-    }
+  if (asks_for_help(argc, argv)) {
+    std::cout << usage("hints-table",
+                       "The multi-kernel table: a kernel tuned for each hint alone run at every runtime size\n"
+                       "(before), the multi-kernel op at every runtime size (after), and the best a full\n"
+                       "tuning of each runtime size reaches. Each size is tuned once (or loaded from the\n"
+                       "store) and shared by the three, so a size equal to a hint runs one kernel in each\n"
+                       "column; with --cache off a scratch store holds the tunings for the run. Times in ms.",
+                       specs);
+    return kExitOk;
   }
   auto args = Args::parse("hints-table", specs, argc, argv, 2);
   if (!args.is_ok()) return fail(args.status());

@@ -129,11 +129,9 @@ int export_to(const Args& args, const std::string& path) {
 
 int run_lut(int argc, char** argv) {
   const std::vector<OptionSpec> specs = lut_specs();
-  for (int i = 2; i < argc; ++i) {
-    if (std::string(argv[i]) == "--help") {
-      std::cout << usage("lut export|validate|seal FILE", kLutSummary, specs);
-      return kExitOk;
-    }
+  if (asks_for_help(argc, argv)) {
+    std::cout << usage("lut export|validate|seal FILE", kLutSummary, specs);
+    return kExitOk;
   }
   if (argc < 3) return fail(invalid_argument("lut needs a subcommand: export FILE, validate FILE or seal FILE"));
   const std::string sub = argv[2];

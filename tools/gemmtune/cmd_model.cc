@@ -245,11 +245,9 @@ int info(const Args& args, const std::string& path) {
 
 int run_model(int argc, char** argv) {
   const std::vector<OptionSpec> specs = model_specs();
-  for (int i = 2; i < argc; ++i) {
-    if (std::string(argv[i]) == "--help") {
-      std::cout << usage("model train|eval|info", kModelSummary, specs);
-      return kExitOk;
-    }
+  if (asks_for_help(argc, argv)) {
+    std::cout << usage("model train|eval|info", kModelSummary, specs);
+    return kExitOk;
   }
   if (argc < 3) return fail(invalid_argument("model needs a subcommand: train, eval or info MODEL"));
   const std::string sub = argv[2];

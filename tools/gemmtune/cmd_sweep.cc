@@ -108,11 +108,9 @@ int run_sweep(int argc, char** argv) {
   // rank that fails exits, and mpirun ends the job; each file resumes where it stopped).
   auto ranks = Ranks::join();
   if (!ranks.is_ok()) return fail(ranks.status());
-  for (int i = 2; i < argc; ++i) {
-    if (std::string(argv[i]) == "--help") {
-      if ((*ranks)->rank() == 0) std::cout << usage("sweep", kSweepSummary, specs);
-      return kExitOk;
-    }
+  if (asks_for_help(argc, argv)) {
+    if ((*ranks)->rank() == 0) std::cout << usage("sweep", kSweepSummary, specs);
+    return kExitOk;
   }
   auto args = Args::parse("sweep", specs, argc, argv, 2);
   if (!args.is_ok()) return fail(args.status());

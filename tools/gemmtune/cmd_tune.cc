@@ -59,15 +59,13 @@ Result<Problem> problem_from(const Args& args) {
 
 int run_tune(int argc, char** argv) {
   const std::vector<OptionSpec> specs = tune_specs();
-  for (int i = 2; i < argc; ++i) {
-    if (std::string(argv[i]) == "--help") {
-      std::cout << usage("tune",
-                         "Tunes one GEMM problem: every backend's configs are verified against the reference\n"
-                         "and timed; the fastest correct one is picked and stored. A problem the tuning store\n"
-                         "already holds is answered from it (\"store_hit\": true) unless --retune is given.",
-                         specs);
-      return kExitOk;
-    }
+  if (asks_for_help(argc, argv)) {
+    std::cout << usage("tune",
+                       "Tunes one GEMM problem: every backend's configs are verified against the reference\n"
+                       "and timed; the fastest correct one is picked and stored. A problem the tuning store\n"
+                       "already holds is answered from it (\"store_hit\": true) unless --retune is given.",
+                       specs);
+    return kExitOk;
   }
   auto args = Args::parse("tune", specs, argc, argv, 2);
   if (!args.is_ok()) return fail(args.status());

@@ -35,6 +35,8 @@ nlohmann::json outcome_json(std::size_t index, const Problem& problem, const Res
   }
   row["store_hit"] = report->store_hit;
   row["tuning_s"] = report->tuning_s;
+  row["compilations"] = report->compilations;
+  if (!report->selection.empty()) row["selection"] = report->selection;
   if (const ChoiceReport* best = report->best_choice()) {
     row["backend"] = best->backend;
     row["config"] = best->config.to_string();
@@ -89,20 +91,18 @@ int run_tune_set(int argc, char** argv) {
   auto ranks = Ranks::join();
   if (!ranks.is_ok()) return fail(ranks.status());
   const Ranks& all = **ranks;
-  for (int i = 2; i < argc; ++i) {
-    if (std::string(argv[i]) == "--help") {
-      if (all.rank() != 0) return kExitOk;
-      std::cout << usage("tune-set",
-                         "Tunes every shape of a set and stores the picks, as `tune` does one. Started by\n"
-                         "mpirun, the ranks share the shapes out (shape i to rank i mod ranks), each on its\n"
-                         "own device (--device cuda: a host's GPUs by local rank; --device cpu: one rank per\n"
-                         "host), and store their picks: in one SQLite file where the ranks share a host, in\n"
-                         "Redis (--redis) where they do not. Rank 0 prints what every rank did.\n"
-                         "  mpirun -n 8 gemmtune tune-set --device cuda --shapes llm --dtype bf16 --layout nt\n"
-                         "  gemmtune lut export picks.json      # then ship the picks",
-                         specs);
-      return kExitOk;
-    }
+  if (asks_for_help(argc, argv)) {
+    if (all.rank() != 0) return kExitOk;
+    std::cout << usage("tune-set",
+                       "Tunes every shape of a set and stores the picks, as `tune` does one. Started by\n"
+                       "mpirun, the ranks share the shapes out (shape i to rank i mod ranks), each on its\n"
+                       "own device (--device cuda: a host's GPUs by local rank; --device cpu: one rank per\n"
+                       "host), and store their picks: in one SQLite file where the ranks share a host, in\n"
+                       "Redis (--redis) where they do not. Rank 0 prints what every rank did.\n"
+                       "  mpirun -n 8 gemmtune tune-set --device cuda --shapes llm --dtype bf16 --layout nt\n"
+                       "  gemmtune bundle create DIR          # then ship the picks and their GPU kernels",
+                       specs);
+    return kExitOk;
   }
 
   // Every rank takes each step, and a rank that fails one still meets the others at the

@@ -12,6 +12,7 @@ int run_hints_table(int argc, char** argv);
 int run_cache(int argc, char** argv);
 int run_sweep(int argc, char** argv);
 int run_lut(int argc, char** argv);
+int run_bundle(int argc, char** argv);
 int run_model(int argc, char** argv);
 
 

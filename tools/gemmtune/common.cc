@@ -18,6 +18,13 @@
 
 namespace gemmtune::cli {
 
+bool asks_for_help(int argc, char** argv) {
+  for (int i = 2; i < argc; ++i) {
+    if (std::string(argv[i]) == "--help") return true;
+  }
+  return false;
+}
+
 int exit_code(const Status& status) {
   if (status.is_ok()) return kExitOk;
   return status.code() == ErrorCode::invalid_argument || status.code() == ErrorCode::not_found ? kExitUsage

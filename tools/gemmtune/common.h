@@ -15,6 +15,9 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailed = 1;
 inline constexpr int kExitUsage = 2;
 
+// Whether the command line (after the command's name) holds --help.
+bool asks_for_help(int argc, char** argv);
+
 // kExitUsage for invalid arguments (and what was not found), kExitFailed for other errors.
 int exit_code(const Status& status);
 // Prints "gemmtune: <message>" and returns exit_code(status).

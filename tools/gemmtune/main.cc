@@ -22,6 +22,7 @@ commands:
   cache     the tuning store: stats, list, export FILE, import FILE, clear
   sweep     measure every config of a search space on a shape set (cost-model data), resumable
   lut       the kernel lookup table: export FILE (from the tuning store), validate FILE, seal FILE
+  bundle    the store's picks and their compiled GPU kernels, for a deployed program: create DIR, show DIR
   model     the learned cost model: train, eval (held-out quality and tuning time), info
 
 `gemmtune COMMAND --help` describes each command's options.
@@ -44,6 +45,7 @@ int main(int argc, char** argv) {
   if (command == "hints-table") return gemmtune::cli::run_hints_table(argc, argv);
   if (command == "cache") return gemmtune::cli::run_cache(argc, argv);
   if (command == "sweep") return gemmtune::cli::run_sweep(argc, argv);
+  if (command == "bundle") return gemmtune::cli::run_bundle(argc, argv);
   if (command == "lut") return gemmtune::cli::run_lut(argc, argv);
   if (command == "model") return gemmtune::cli::run_model(argc, argv);
   std::fprintf(stderr, "gemmtune: unknown command '%s' (see gemmtune --help)\n", command.c_str());
