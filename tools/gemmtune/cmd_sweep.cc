@@ -153,8 +153,8 @@ int run_sweep(int argc, char** argv) {
   }
   if ((*ranks)->size() > 1) {
     std::vector<Problem> share;
-    for (std::size_t i = std::size_t((*ranks)->rank()); i < shapes->problems.size(); i += std::size_t((*ranks)->size())) {
-      share.push_back(shapes->problems[i]);
+    for (std::size_t i = 0; i < shapes->problems.size(); ++i) {
+      if ((*ranks)->owns(i)) share.push_back(shapes->problems[i]);
     }
     std::fprintf(stderr, "rank %d of %d (host %s, %s): %zu of the %zu shapes into %s\n", (*ranks)->rank(),
                  (*ranks)->size(), (*ranks)->host().c_str(), (*session)->device().name.c_str(), share.size(),

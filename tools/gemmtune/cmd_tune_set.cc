@@ -84,6 +84,39 @@ std::string render(const nlohmann::json& report) {
   return out;
 }
 
+// What a rank needs before it tunes: its options, its session on its own device, the set.
+struct SetUp {
+  Args args;
+  std::unique_ptr<Session> session;
+  ShapeSelection shapes;
+};
+
+Result<SetUp> set_up_rank(const std::vector<OptionSpec>& specs, int argc, char** argv, const Ranks& ranks) {
+  GEMMTUNE_ASSIGN_OR_RETURN(Args args, Args::parse("tune-set", specs, argc, argv, 2));
+  GEMMTUNE_ASSIGN_OR_RETURN(SessionOptions options, session_options_from(args));
+  GEMMTUNE_ASSIGN_OR_RETURN(options.device, device_for_rank(options.device, ranks, args.flag("shared-device")));
+  GEMMTUNE_ASSIGN_OR_RETURN(std::unique_ptr<Session> session, Session::create(options));
+  GEMMTUNE_ASSIGN_OR_RETURN(ShapeSelection shapes, shapes_from(args, session->device().kind == DeviceKind::cuda));
+  return SetUp{std::move(args), std::move(session), std::move(shapes)};
+}
+
+// The same mistake on every rank is said once: rank 0 prints each distinct message with the
+// ranks that met it.
+void say_once(const Ranks& ranks, const Status& status) {
+  const std::vector<std::string> messages = ranks.gather(status.is_ok() ? "" : status.message());
+  std::map<std::string, std::string> ranks_of;  // message -> "0, 1"
+  for (std::size_t r = 0; r < messages.size(); ++r) {
+    if (messages[r].empty()) continue;
+    std::string& ranks_text = ranks_of[messages[r]];
+    ranks_text += (ranks_text.empty() ? "" : ", ") + std::to_string(r);
+  }
+  for (const auto& [message, ranks_text] : ranks_of) {
+    const bool several = ranks_text.find(',') != std::string::npos;
+    const std::string who = ranks.size() == 1 ? "" : (several ? "ranks " : "rank ") + ranks_text + ": ";
+    std::fprintf(stderr, "gemmtune: %s%s\n", who.c_str(), message.c_str());
+  }
+}
+
 }  // namespace
 
 int run_tune_set(int argc, char** argv) {
@@ -105,56 +138,22 @@ int run_tune_set(int argc, char** argv) {
     return kExitOk;
   }
 
-  // Every rank takes each step, and a rank that fails one still meets the others at the
-  // gathers: a rank that left early would hang the job.
-  Status status = Status::ok();
-  auto args = Args::parse("tune-set", specs, argc, argv, 2);
-  if (!args.is_ok()) status = args.status();
-  Result<SessionOptions> options = status.is_ok() ? session_options_from(*args) : Result<SessionOptions>(status);
-  if (status.is_ok() && !options.is_ok()) status = options.status();
-  if (status.is_ok()) {
-    auto device = device_for_rank(options->device, all, args->flag("shared-device"));
-    if (device.is_ok()) {
-      options->device = *device;
-    } else {
-      status = device.status();
-    }
-  }
-  std::unique_ptr<Session> session;
-  if (status.is_ok()) {
-    auto created = Session::create(*options);
-    if (created.is_ok()) {
-      session = std::move(*created);
-    } else {
-      status = created.status();
-    }
-  }
-  Result<ShapeSelection> shapes = status.is_ok() ? shapes_from(*args, session->device().kind == DeviceKind::cuda)
-                                                 : Result<ShapeSelection>(status);
-  if (status.is_ok() && !shapes.is_ok()) status = shapes.status();
-
-  // The same mistake on every rank is said once: rank 0 prints each distinct message.
+  // A rank whose set-up fails still meets the others at the gathers: one that left early would
+  // hang the job.
+  Result<SetUp> set_up = set_up_rank(specs, argc, argv, all);
+  const Status status = set_up.status();
   if (all.any(!status.is_ok())) {
-    const std::vector<std::string> messages = all.gather(status.is_ok() ? "" : status.message());
-    std::map<std::string, std::string> ranks_of;  // message -> "0, 1"
-    for (std::size_t r = 0; r < messages.size(); ++r) {
-      if (messages[r].empty()) continue;
-      std::string& ranks_text = ranks_of[messages[r]];
-      ranks_text += (ranks_text.empty() ? "" : ", ") + std::to_string(r);
-    }
-    for (const auto& [message, ranks_text] : ranks_of) {
-      const bool several = ranks_text.find(',') != std::string::npos;
-      const std::string who = all.size() == 1 ? "" : (several ? "ranks " : "rank ") + ranks_text + ": ";
-      std::fprintf(stderr, "gemmtune: %s%s\n", who.c_str(), message.c_str());
-    }
+    say_once(all, status);
     return status.is_ok() ? kExitFailed : exit_code(status);
   }
-
-  const bool retune = args->flag("retune");
-  const std::vector<Problem>& problems = shapes->problems;
+  const Args& args = set_up->args;
+  Session* session = set_up->session.get();
+  const std::vector<Problem>& problems = set_up->shapes.problems;
+  const bool retune = args.flag("retune");
   nlohmann::json mine = nlohmann::json::array();
   double busy_s = 0;
-  for (std::size_t i = std::size_t(all.rank()); i < problems.size(); i += std::size_t(all.size())) {
+  for (std::size_t i = 0; i < problems.size(); ++i) {
+    if (!all.owns(i)) continue;
     std::fprintf(stderr, "[rank %d, %zu/%zu] %s\n", all.rank(), i + 1, problems.size(), problems[i].describe().c_str());
     const auto start = std::chrono::steady_clock::now();
     Result<TuneReport> report = retune ? session->tune(problems[i]) : session->tune_or_load(problems[i]);
@@ -181,7 +180,7 @@ int run_tune_set(int argc, char** argv) {
   const bool any_failed = all.any(failed > 0);
   if (all.rank() != 0) return any_failed ? kExitFailed : kExitOk;
 
-  nlohmann::json report = {{"ranks", all.size()}, {"set", shapes->set}, {"layout", shapes->layout},
+  nlohmann::json report = {{"ranks", all.size()}, {"set", set_up->shapes.set}, {"layout", set_up->shapes.layout},
                            {"rank_devices", nlohmann::json::array()}};
   std::vector<nlohmann::json> rows(problems.size());
   int tuned = 0, from_store = 0, failures = 0;
@@ -212,7 +211,7 @@ int run_tune_set(int argc, char** argv) {
   report["from_store"] = from_store;
   report["failed"] = failures;
   report["busiest_rank_s"] = busiest;
-  if (args->flag("json")) {
+  if (args.flag("json")) {
     std::cout << report.dump(2) << "\n";
   } else {
     std::cout << render(report);

@@ -32,6 +32,9 @@ class Ranks {
   virtual std::vector<std::string> gather(const std::string& text) const = 0;
   // Whether any rank passed true, on every rank. Every rank must call it.
   virtual bool any(bool flag) const = 0;
+
+  // Whether item i of a list shared out is this rank's: item i goes to rank i mod size().
+  bool owns(std::size_t i) const { return i % std::size_t(size()) == std::size_t(rank()); }
 };
 
 // Whether this build can join an MPI job (GEMMTUNE_WITH_MPI and an MPI library found).
