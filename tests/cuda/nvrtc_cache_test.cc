@@ -114,12 +114,71 @@ TEST(CubinCache, AMarkThatCannotBeWrittenSaysWhere) {
 TEST(CubinCache, TheDirectoryFollowsTheEnvironment) {
   setenv("GEMMTUNE_CUBIN_CACHE", "/x/y", 1);
   EXPECT_EQ(default_cubin_cache_dir(), "/x/y");
+  // A list: the first is written, the rest read; empty entries are no directory.
+  setenv("GEMMTUNE_CUBIN_CACHE", "/w::/r1:/r2:", 1);
+  EXPECT_EQ(kernel_cache_dirs(), (std::vector<std::string>{"/w", "/r1", "/r2"}));
+  EXPECT_EQ(default_cubin_cache_dir(), "/w");
+  EXPECT_EQ(CubinCache::from_environment()->dir(), "/w");
+  setenv("GEMMTUNE_CUBIN_CACHE", ":", 1);  // names none: the defaults apply
+  unsetenv("XDG_CACHE_HOME");
+  setenv("HOME", "/home/v", 1);
+  EXPECT_EQ(default_cubin_cache_dir(), "/home/v/.cache/gemmtune/cubins");
   unsetenv("GEMMTUNE_CUBIN_CACHE");
   setenv("XDG_CACHE_HOME", "/xdg", 1);
   EXPECT_EQ(default_cubin_cache_dir(), "/xdg/gemmtune/cubins");
   unsetenv("XDG_CACHE_HOME");
   setenv("HOME", "/home/u", 1);
   EXPECT_EQ(default_cubin_cache_dir(), "/home/u/.cache/gemmtune/cubins");
+}
+
+// A directory after the first is read, never written: a kernel or a pass mark found there is
+// copied into the first, so that it holds every kernel the process used (a bundle filled from
+// the user's cache; a program reading a bundle installed read-only).
+TEST(CubinCache, AnEntryInALaterDirectoryIsReadAndCopiedIntoTheFirst) {
+  const std::string first = testing::use_fresh_cubin_cache(), later = testing::use_fresh_cubin_cache();
+  ASSERT_TRUE(CubinCache(later).store("k", "payload bytes").is_ok());
+  ASSERT_TRUE(CubinCache(later).mark_passed("k", "check").is_ok());
+  const CubinCache both(first, {later});
+  EXPECT_FALSE(CubinCache(first).load("k").has_value());
+  EXPECT_EQ(both.load("k"), std::optional<std::string>("payload bytes"));
+  EXPECT_EQ(CubinCache(first).load("k"), std::optional<std::string>("payload bytes")) << "copied into the first";
+  EXPECT_FALSE(CubinCache(first).passed("k", "check"));
+  EXPECT_TRUE(both.passed("k", "check"));
+  EXPECT_TRUE(CubinCache(first).passed("k", "check")) << "the mark copied too";
+  EXPECT_FALSE(both.load("absent").has_value());
+  EXPECT_FALSE(both.passed("k", "another check"));
+}
+
+TEST(CubinCache, ADamagedEntryInALaterDirectoryIsSkippedAndLeftAsItIs) {
+  const std::string first = testing::use_fresh_cubin_cache(), later = testing::use_fresh_cubin_cache();
+  const CubinCache read_only(later);
+  ASSERT_TRUE(read_only.store("k", "payload bytes").is_ok());
+  std::filesystem::resize_file(read_only.path_of("k"), std::filesystem::file_size(read_only.path_of("k")) - 3);
+  std::string why;
+  EXPECT_FALSE(CubinCache(first, {later}).load("k", &why).has_value());
+  EXPECT_NE(why.find(read_only.path_of("k")), std::string::npos) << why;
+  EXPECT_NE(why.find("read-only"), std::string::npos) << why;
+  EXPECT_TRUE(std::filesystem::exists(read_only.path_of("k"))) << "not removed from a directory only read";
+  EXPECT_FALSE(std::filesystem::exists(CubinCache(first).path_of("k")));
+}
+
+// What `gemmtune bundle create` relies on: with the user's cache after the bundle's, a kernel
+// compiled before is taken from it, not compiled again.
+TEST(CubinCache, ACompileTakesAKernelFromALaterDirectoryInsteadOfCompiling) {
+  Fixture f;  // compiles into f.dir
+  auto compiled = compile_gemm_mma(f.problem, f.config, h100());
+  ASSERT_TRUE(compiled.is_ok()) << compiled.status().message();
+  const std::string bundle = testing::use_fresh_cubin_cache();  // now the environment's cache
+  setenv("GEMMTUNE_CUBIN_CACHE", (bundle + ":" + f.dir).c_str(), 1);
+  const CompileStats before = nvrtc_compile_stats();
+  auto again = compile_gemm_mma(f.problem, f.config, h100());
+  const CompileStats after = nvrtc_compile_stats();
+  setenv("GEMMTUNE_CUBIN_CACHE", bundle.c_str(), 1);
+  ASSERT_TRUE(again.is_ok()) << again.status().message();
+  EXPECT_TRUE(again->from_cache);
+  EXPECT_EQ(again->cubin, compiled->cubin);
+  EXPECT_EQ(after.compilations - before.compilations, 0u);
+  EXPECT_TRUE(std::filesystem::exists(CubinCache(bundle).path_of(compiled->key)));
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 
 #include "commands.h"
 #include "common.h"
+#include "gemmtune/kernel_cache.h"
 #include "gemmtune/lut.h"
 
 namespace gemmtune::cli {
@@ -25,11 +26,14 @@ constexpr const char* kBundleSummary =
     "Carries this machine's picks to a deployed program, which then neither tunes nor compiles:\n"
     "  create DIR   writes DIR/picks.json, a lookup table of every pick the store holds for the\n"
     "               device, used without tuning; prepares each pick once, so the GPU kernels they\n"
-    "               run are compiled into DIR/cubins (with the check each passed); DIR/bundle.json\n"
+    "               run are compiled into DIR/cubins (with the check each passed), or copied from\n"
+    "               the kernel cache where they were compiled before; DIR/bundle.json\n"
     "               says what it holds. DIR must be empty, absent or an earlier bundle (replaced).\n"
     "  show DIR     what a bundle holds.\n"
     "The program then runs with GEMMTUNE_LUT=DIR/picks.json GEMMTUNE_CUBIN_CACHE=DIR/cubins (a\n"
-    "fingerprint must match; --device-class makes the picks serve every machine of the class).";
+    "fingerprint must match; --device-class makes the picks serve every machine of the class).\n"
+    "A bundle installed read-only goes after a cache the program may write:\n"
+    "GEMMTUNE_CUBIN_CACHE=$HOME/.cache/gemmtune/cubins:DIR/cubins (the first is written, the rest read).";
 
 std::vector<OptionSpec> bundle_specs() {
   std::vector<OptionSpec> specs = store_options();
@@ -88,8 +92,14 @@ int create(const Args& args, const fs::path& dir) {
   if (Status saved = exported->table.save(lut_path.string()); !saved.is_ok()) return fail(saved);
 
   // Each pick prepared once as the deployed program will: from the table, without tuning, with
-  // the cubin cache in the bundle (the worker process this starts inherits it too).
-  setenv("GEMMTUNE_CUBIN_CACHE", cubins.c_str(), 1);
+  // the kernel cache in the bundle (the worker process this starts inherits it too). The
+  // user's cache follows it, read only: a kernel compiled before is copied in, not compiled
+  // again (a CUTLASS object costs nvcc about a minute).
+  std::string cache_dirs = cubins.string();
+  for (const std::string& dir : kernel_cache_dirs()) {
+    if (fs::path(dir) != cubins) cache_dirs += ":" + dir;
+  }
+  setenv("GEMMTUNE_CUBIN_CACHE", cache_dirs.c_str(), 1);
   SessionOptions options;
   options.device = device->name;
   options.store.mode = StoreMode::off;

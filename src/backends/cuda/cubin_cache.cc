@@ -59,6 +59,8 @@ constexpr std::size_t kHeaderBytes = sizeof(kMagic) + 8 + 32;
 
 std::atomic<std::uint64_t> temp_counter{0};
 
+std::string entry_path(const std::string& dir, const std::string& key) { return dir + "/" + key + ".cubin"; }
+
 }  // namespace
 
 Sha256Digest sha256(std::string_view data) {
@@ -93,41 +95,67 @@ std::string to_hex(const Sha256Digest& digest) {
 }
 
 std::string default_cubin_cache_dir() {
-  if (const char* dir = std::getenv("GEMMTUNE_CUBIN_CACHE"); dir != nullptr && dir[0] != '\0') return dir;
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && xdg[0] != '\0') {
-    return std::string(xdg) + "/gemmtune/cubins";
-  }
-  if (const char* home = std::getenv("HOME"); home != nullptr && home[0] != '\0') {
-    return std::string(home) + "/.cache/gemmtune/cubins";
-  }
-  return "";
+  std::vector<std::string> dirs = kernel_cache_dirs();
+  return dirs.empty() ? std::string() : std::move(dirs.front());
 }
 
-std::string CubinCache::path_of(const std::string& key) const { return dir_ + "/" + key + ".cubin"; }
+std::optional<CubinCache> CubinCache::from_environment() {
+  std::vector<std::string> dirs = kernel_cache_dirs();
+  if (dirs.empty()) return std::nullopt;
+  std::string first = std::move(dirs.front());
+  dirs.erase(dirs.begin());
+  return CubinCache(std::move(first), std::move(dirs));
+}
 
-std::optional<std::string> CubinCache::load(const std::string& key, std::string* corrupt) const {
-  std::ifstream in(path_of(key), std::ios::binary);
+std::string CubinCache::path_of(const std::string& key) const { return entry_path(dir_, key); }
+
+namespace {
+
+// The payload of a cache file, or why the file is not a whole entry (`problem`); nullopt and no
+// problem when there is no file.
+std::optional<std::string> read_entry(const std::string& path, std::string& problem) {
+  std::ifstream in(path, std::ios::binary);
   if (!in) return std::nullopt;
   std::ostringstream contents;
   contents << in.rdbuf();
   const std::string file = contents.str();
-  std::string problem;
   if (file.size() < kHeaderBytes || std::memcmp(file.data(), kMagic, sizeof(kMagic)) != 0) {
     problem = "bad header";
+    return std::nullopt;
+  }
+  std::uint64_t length = 0;
+  for (int i = 0; i < 8; ++i) length |= std::uint64_t(std::uint8_t(file[sizeof(kMagic) + i])) << (8 * i);
+  const std::string_view payload = std::string_view(file).substr(kHeaderBytes);
+  if (payload.size() != length) {
+    problem = "length " + std::to_string(payload.size()) + " where the header says " + std::to_string(length);
+  } else if (std::memcmp(sha256(payload).data(), file.data() + sizeof(kMagic) + 8, 32) != 0) {
+    problem = "payload hash mismatch";
   } else {
-    std::uint64_t length = 0;
-    for (int i = 0; i < 8; ++i) length |= std::uint64_t(std::uint8_t(file[sizeof(kMagic) + i])) << (8 * i);
-    const std::string_view payload = std::string_view(file).substr(kHeaderBytes);
-    if (payload.size() != length) {
-      problem = "length " + std::to_string(payload.size()) + " where the header says " + std::to_string(length);
-    } else if (std::memcmp(sha256(payload).data(), file.data() + sizeof(kMagic) + 8, 32) != 0) {
-      problem = "payload hash mismatch";
-    } else {
-      return std::string(payload);
+    return std::string(payload);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::string> CubinCache::load(const std::string& key, std::string* corrupt) const {
+  std::string problem;
+  if (auto payload = read_entry(path_of(key), problem)) return payload;
+  if (!problem.empty()) {
+    if (corrupt != nullptr) *corrupt = path_of(key) + ": " + problem + ", removed";
+    remove(key);
+  }
+  for (const std::string& dir : read_only_) {
+    std::string elsewhere;
+    if (auto payload = read_entry(entry_path(dir, key), elsewhere)) {
+      // Best effort: where dir() cannot be written the kernel is still used.
+      (void)store(key, *payload);
+      return payload;
+    }
+    if (!elsewhere.empty() && corrupt != nullptr && corrupt->empty()) {
+      *corrupt = entry_path(dir, key) + ": " + elsewhere + ", left as it is (read-only)";
     }
   }
-  if (corrupt != nullptr) *corrupt = path_of(key) + ": " + problem;
-  remove(key);
   return std::nullopt;
 }
 
@@ -173,7 +201,14 @@ std::string passed_path(const std::string& dir, const std::string& key, const st
 
 bool CubinCache::passed(const std::string& key, const std::string& check) const {
   std::error_code ignored;
-  return std::filesystem::exists(passed_path(dir_, key, check), ignored);
+  if (std::filesystem::exists(passed_path(dir_, key, check), ignored)) return true;
+  for (const std::string& dir : read_only_) {
+    if (std::filesystem::exists(passed_path(dir, key, check), ignored)) {
+      (void)mark_passed(key, check);  // best effort, as load's copy
+      return true;
+    }
+  }
+  return false;
 }
 
 Status CubinCache::mark_passed(const std::string& key, const std::string& check) const {

@@ -111,10 +111,10 @@ Result<CubinArtifact> obtain_cached(const std::string& key, const std::function<
                                     bool recompile) {
   CubinArtifact artifact;
   artifact.key = key;
-  const std::string dir = default_cubin_cache_dir();
-  if (!dir.empty() && !recompile) {
+  const std::optional<CubinCache> cache = CubinCache::from_environment();
+  if (cache && !recompile) {
     std::string corrupt;
-    if (auto cached = CubinCache(dir).load(artifact.key, &corrupt)) {
+    if (auto cached = cache->load(artifact.key, &corrupt)) {
       ++cache_hits;
       artifact.cubin = std::move(*cached);
       artifact.from_cache = true;
@@ -122,12 +122,12 @@ Result<CubinArtifact> obtain_cached(const std::string& key, const std::function<
     }
     if (!corrupt.empty()) {
       ++corrupt_entries;
-      std::fprintf(stderr, "gemmtune: cubin cache: removed a damaged entry (%s); recompiling\n", corrupt.c_str());
+      std::fprintf(stderr, "gemmtune: cubin cache: a damaged entry (%s); recompiling\n", corrupt.c_str());
     }
   }
   GEMMTUNE_ASSIGN_OR_RETURN(artifact.cubin, build());
-  if (!dir.empty()) {
-    Status stored = CubinCache(dir).store(artifact.key, artifact.cubin);
+  if (cache) {
+    Status stored = cache->store(artifact.key, artifact.cubin);
     if (!stored.is_ok()) std::fprintf(stderr, "gemmtune: %s\n", stored.message().c_str());
   }
   return artifact;

@@ -196,8 +196,7 @@ Status verify_in_worker(int device_index, const Problem& problem, const std::str
   const std::string check = backend + "|" + config.to_string() + "|" + ProblemKey::of(problem).to_string() + "|" +
                             std::to_string(problem.alpha()) + "|" + std::to_string(problem.beta());
   const std::string key = std::to_string(device_index) + "|" + check;
-  const std::string dir = default_cubin_cache_dir();
-  const std::optional<CubinCache> cache = dir.empty() ? std::nullopt : std::optional<CubinCache>(CubinCache(dir));
+  const std::optional<CubinCache> cache = CubinCache::from_environment();
   if (cache && !cubin_key.empty() && cache->passed(cubin_key, check)) return Status::ok();
   std::lock_guard lock(worker_mutex);
   static std::set<std::string> verified;
