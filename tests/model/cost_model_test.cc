@@ -606,6 +606,37 @@ TEST(CostModelShipped, EachIntelVmOfOneNameAndClassFindsItsOwnModel) {
   EXPECT_EQ(found_own, 2);
 }
 
+// `--fast` uses a model only for the kinds of problem it was swept on. The Granite Rapids VM's
+// model was swept in f32, bf16 and s8 (its AMX family among the ranked), the H200's in bf16,
+// f16 and s8, layout nt; a kind left out of a retraining would silently send `--fast` back to
+// timing the default space.
+TEST(CostModelShipped, TheModelsRankEveryElementTypeTheirMachinesWereSweptIn) {
+  if (!CostModel::built_in()) SKIP_UNLESS_CI(CostModel::not_built_in_reason());
+  const std::string dir = std::string(GEMMTUNE_TEST_SOURCE_DIR) + "/data/models";
+  auto cpu = CostModel::load(dir + "/cpu-avx512_bf16-2t-intel-xeon-processor-6-167.json");
+  auto gpu = CostModel::load(dir + "/cuda-sm_90a-132sm.json");
+  ASSERT_TRUE(cpu.is_ok()) << cpu.status().message();
+  ASSERT_TRUE(gpu.is_ok()) << gpu.status().message();
+  int checked = 0;
+  for (DType dtype : {DType::f32, DType::bf16, DType::s8}) {
+    for (const char* layout : {"nn", "nt"}) {
+      const Problem p = *Problem::create(64, 128, 256, dtype, layout);
+      EXPECT_TRUE((*cpu)->applies_to(p).is_ok()) << p.describe() << ": " << (*cpu)->applies_to(p).message();
+      ++checked;
+    }
+  }
+  EXPECT_TRUE((*cpu)->ranks("amx"));
+  const Status f16_on_cpu = (*cpu)->applies_to(*Problem::create(64, 128, 256, DType::f16, "nn"));
+  EXPECT_NE(f16_on_cpu.message().find("no data for f16"), std::string::npos) << f16_on_cpu.message();
+  for (DType dtype : {DType::bf16, DType::f16, DType::s8}) {
+    const Problem p = *Problem::create(256, 4096, 4096, dtype, "nt");
+    EXPECT_TRUE((*gpu)->applies_to(p).is_ok()) << p.describe() << ": " << (*gpu)->applies_to(p).message();
+    EXPECT_FALSE((*gpu)->applies_to(*Problem::create(256, 4096, 4096, dtype, "nn")).is_ok()) << "swept in nt only";
+    checked += 2;
+  }
+  EXPECT_EQ(checked, 12);
+}
+
 // The shipped GPU model, trained on the H200, stands in for an H100 (the same Hopper SM count
 // and class, another memory), as long as gemmtune's own GPU kernels are the ones it timed.
 TEST(CostModelShipped, TheH200ModelStandsInForAnH100OfItsClass) {
