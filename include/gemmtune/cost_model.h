@@ -180,9 +180,18 @@ class CostModel {
 // Rapids VM's fingerprint but not its OpenBLAS core, the model across classes ranked 0.987 of the
 // exhaustive best at its k of 10, that VM's model 0.971 at 5 and 0.979 at 10
 // (bench/results/2026-11-30h-cpu-intel-gnr-2t-model.md).
+// With `problem_kind` ("bf16.bf16.bf16:nn"), only models with data for that kind are taken.
 Result<std::shared_ptr<const CostModel>> find_cost_model(const std::string& device,
                                                          const std::map<std::string, std::string>& versions,
-                                                         const std::string& device_class = "");
+                                                         const std::string& device_class = "",
+                                                         const std::string& problem_kind = "");
+// For each kind of problem that a model of this device's kind (CPU or GPU) in the model
+// folders has data for and `primary` has not, the model find_cost_model finds for that kind,
+// each loaded once: where a CPU's own model knows f32 alone, another device's of its class that
+// was swept in bf16 and s8 ranks those. Empty where none is found.
+std::map<std::string, std::shared_ptr<const CostModel>> find_cost_models_for_other_kinds(
+    const ModelInfo& primary, const std::string& device, const std::map<std::string, std::string>& versions,
+    const std::string& device_class);
 // How a model that find_cost_model returned relates to the device it ranks for, in the order
 // it looks: trained on this device, on another device of its class, across classes that span
 // the device's, or on the nearest other class. The two last are stand-ins: `--fast` times twice

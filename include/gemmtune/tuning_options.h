@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -33,6 +34,13 @@ struct BenchmarkSpace {
 };
 // "all" or "top:K" (K >= 1).
 Result<BenchmarkSpace> parse_benchmark_space(std::string_view text);
+
+// A cost model that ranks one kind of problem in place of TuneOptions::model.
+struct KindModel {
+  std::shared_ptr<const CostModel> model;
+  int fast_k = 0;     // the k `--fast` times with it (twice its own for a stand-in); 0: benchmark's top_k
+  std::string whose;  // which model, for the report: "trained on another device of its class ('cpu|…')"
+};
 
 // `--fast`: the exhaustive space searched, the cost model's top k timed: the k fitted to the
 // model when it was trained (5 on the Zen 3 and Emerald Rapids VMs, 15 on the 16-core Intel
@@ -83,6 +91,11 @@ struct TuneOptions {
   std::shared_ptr<const LookupTable> lut;
   // Ranks the choices for benchmark top:K.
   std::shared_ptr<const CostModel> model;
+  // Models for the kinds of problem `model` has no data for (ModelInfo::problem_kinds), by kind
+  // ("bf16.bf16.bf16:nn"): a session finds one per kind as it finds `model`, so that a CPU whose
+  // own model knows f32 alone ranks its bf16 and s8 products with the model of another device
+  // of its class that was swept in them (find_cost_models_for_other_kinds).
+  std::map<std::string, KindModel> models_by_kind;
 };
 
 // What `--fast` (fast=True, GEMMTUNE_BLAS_TUNING=fast) sets: the exhaustive space, the model's

@@ -40,6 +40,10 @@ namespace {
 
 using nlohmann::json;
 
+bool contains(const std::vector<std::string>& list, const std::string& item) {
+  return std::find(list.begin(), list.end(), item) != list.end();
+}
+
 std::string joined(const std::vector<std::string>& items) {
   std::string out;
   for (const std::string& item : items) out += (out.empty() ? "" : ", ") + item;
@@ -411,7 +415,8 @@ Result<std::shared_ptr<const CostModel>> load_cost_model_for(const std::string& 
 
 Result<std::shared_ptr<const CostModel>> find_cost_model(const std::string& fingerprint,
                                                          const std::map<std::string, std::string>& versions,
-                                                         const std::string& device_class) {
+                                                         const std::string& device_class,
+                                                         const std::string& problem_kind) {
   std::string seen;
   // Loaded only where no model of this device with every version matching is found: the first
   // model of another device of this class whose backends' versions match, else the first trained
@@ -437,6 +442,10 @@ Result<std::shared_ptr<const CostModel>> find_cost_model(const std::string& fing
     for (const std::filesystem::path& file : files) {
       auto info = CostModel::read_info(file.string());
       if (!info.is_ok()) continue;  // not a model (or a damaged one): never ours
+      if (!problem_kind.empty() && !contains(info->problem_kinds, problem_kind)) {
+        seen += "\n  " + file.string() + ": no data for " + problem_kind + " problems";
+        continue;
+      }
       if (!info->devices.empty()) {
         seen += "\n  " + file.string() + ": trained across " + info->device_class;
         if (device_class.empty() || !across.empty()) continue;
@@ -492,6 +501,37 @@ Result<std::shared_ptr<const CostModel>> find_cost_model(const std::string& fing
   for (const auto& dir : model_dirs()) dirs += (dirs.empty() ? "" : ", ") + dir.string();
   return not_found("no cost model for this device ('" + fingerprint + "') in " + dirs +
                    " (GEMMTUNE_MODEL_DIR, or --model FILE)" + seen);
+}
+
+std::map<std::string, std::shared_ptr<const CostModel>> find_cost_models_for_other_kinds(
+    const ModelInfo& primary, const std::string& fingerprint, const std::map<std::string, std::string>& versions,
+    const std::string& device_class) {
+  // The kinds the model folders know for devices of this one's kind ("cpu/…", "cuda/…"): a GPU
+  // model's kinds are no use to a CPU, and looking for them would read every model again.
+  const std::string device_kind = device_class.substr(0, device_class.find('/') + 1);
+  std::set<std::string> wanted;
+  for (const std::filesystem::path& dir : model_dirs()) {
+    std::error_code ec;
+    for (const auto& item : std::filesystem::directory_iterator(dir, ec)) {
+      if (item.path().extension() != ".json") continue;
+      auto info = CostModel::read_info(item.path().string());
+      if (!info.is_ok() || device_kind.empty() || info->device_class.rfind(device_kind, 0) != 0) continue;
+      for (const std::string& kind : info->problem_kinds) {
+        if (!contains(primary.problem_kinds, kind)) wanted.insert(kind);
+      }
+    }
+  }
+  std::map<std::string, std::shared_ptr<const CostModel>> found;
+  for (const std::string& kind : wanted) {
+    if (found.count(kind)) continue;
+    auto model = find_cost_model(fingerprint, versions, device_class, kind);
+    if (!model.is_ok()) continue;
+    // The model serves every kind it knows that no model before it took.
+    for (const std::string& its_kind : (*model)->info().problem_kinds) {
+      if (wanted.count(its_kind) && !found.count(its_kind)) found[its_kind] = *model;
+    }
+  }
+  return found;
 }
 
 }  // namespace gemmtune

@@ -47,6 +47,17 @@ void load_lut_and_model(SessionOptions& options, const DeviceInfo& device, const
       options.tuning.model = *model;
       const ModelInfo& info = (*model)->info();
       const ModelFit fit = model_fit(info, device.fingerprint(), device.device_class());
+      // The kinds of problem it has no data for get the model found for each (a model named by
+      // --model stands alone): each at the k its fit gives, where --fast asked for the model's k.
+      if (options.model_path.empty()) {
+        for (const auto& [kind, other] :
+             find_cost_models_for_other_kinds(info, device.fingerprint(), versions, device.device_class())) {
+          const ModelFit its_fit = model_fit(other->info(), device.fingerprint(), device.device_class());
+          options.tuning.models_by_kind[kind] =
+              KindModel{other, options.tuning.benchmark.model_k ? fast_k_for(other->info(), its_fit) : 0,
+                        std::string(model_fit_name(its_fit)) + " ('" + other->info().device + "')"};
+        }
+      }
       if (stands_in(fit)) {
         // A stand-in ranks less well than a model of the class (the nearest class's: 0.95-0.97
         // of the exhaustive best at its k where it shares the ISA or the thread count, 0.96-0.98

@@ -6,6 +6,7 @@
 
 #include "gemmtune/cost_model.h"
 #include "gemmtune/lut.h"
+#include "../model/features.h"  // problem_kind
 #include "model_shortlist.h"
 
 namespace gemmtune {
@@ -157,11 +158,21 @@ ChoiceSelection select_choices(const Problem& problem, const DeviceInfo& device,
   SearchSpace space = options.search;
   std::string fallback;
   const bool top_k = !options.benchmark.all();
+  // The session's model, or for a kind of problem it has no data for, the one found for that
+  // kind (TuneOptions::models_by_kind).
+  const CostModel* model = options.model.get();
+  const KindModel* for_kind = nullptr;
   if (top_k) {
-    if (!options.model) {
+    if (!model) {
       fallback = "no cost model";
-    } else if (Status applies = options.model->applies_to(problem); !applies.is_ok()) {
-      fallback = applies.message();
+    } else if (Status applies = model->applies_to(problem); !applies.is_ok()) {
+      const auto other = options.models_by_kind.find(problem_kind(problem));
+      if (other != options.models_by_kind.end() && other->second.model) {
+        for_kind = &other->second;
+        model = for_kind->model.get();
+      } else {
+        fallback = applies.message();
+      }
     }
     if (!fallback.empty()) space = SearchSpace::default_space;
   }
@@ -171,10 +182,10 @@ ChoiceSelection select_choices(const Problem& problem, const DeviceInfo& device,
   std::string unranked;
   for (std::size_t b = 0; b < backends.size(); ++b) {
     if (!backend_wanted(options, backends[b]->name())) continue;
-    const bool ranked = !top_k || !fallback.empty() || options.model->ranks(backends[b]->name());
+    const bool ranked = !top_k || !fallback.empty() || model->ranks(backends[b]->name());
     if (!ranked) {
       const std::string name(backends[b]->name());
-      const std::vector<std::string>& set_aside = options.model->set_aside();
+      const std::vector<std::string>& set_aside = model->set_aside();
       const bool changed = std::find(set_aside.begin(), set_aside.end(), name) != set_aside.end();
       unranked += (unranked.empty() ? "" : ", ") + name + (changed ? " (at another version than it was trained on)" : "");
     }
@@ -185,8 +196,10 @@ ChoiceSelection select_choices(const Problem& problem, const DeviceInfo& device,
   if (top_k && fallback.empty()) {
     std::string why;
     int families_added = 0;
-    const int k = options.benchmark.model_k ? options.model->info().fast_k() : options.benchmark.top_k;
-    if (rank_with_model(*options.model, problem, backends, offered, k, out, families_added, why)) {
+    const int k = for_kind != nullptr && for_kind->fast_k > 0 ? for_kind->fast_k
+                  : options.benchmark.model_k                  ? model->info().fast_k()
+                                                               : options.benchmark.top_k;
+    if (rank_with_model(*model, problem, backends, offered, k, out, families_added, why)) {
       out.note = "cost model: top " + std::to_string(k) + " of " +
                  std::to_string(count(out.configs) + out.reserve.size()) + " choices of the " +
                  std::string(space_name(space)) + " space";
@@ -196,6 +209,10 @@ ChoiceSelection select_choices(const Problem& problem, const DeviceInfo& device,
                     band_text() + " of the top";
       }
       if (!unranked.empty()) out.note += "; the default space of " + unranked + ", which it does not rank, in full";
+      if (for_kind != nullptr) {
+        out.note += "; ranked by the model " + for_kind->whose + ": the session's has no data for " +
+                    problem_kind(problem) + " problems";
+      }
     } else {
       fallback = why;
       space = SearchSpace::default_space;

@@ -35,7 +35,7 @@ double synthetic_time_us(const ProblemKey& key, int rank) {
 // each config's measured costs: the larger, the smaller the share of the ranking (which an
 // evaluation times live) in a simulated tuning.
 SweepData synthetic_sweep(const std::string& device, int first_shape, int shapes, int ranks = kRanks,
-                          double cost_scale = 1) {
+                          double cost_scale = 1, DType dtype = DType::f32) {
   SweepData data;
   data.meta.device = device;
   data.meta.device_class = "cpu/avx2/2t";
@@ -43,7 +43,7 @@ SweepData synthetic_sweep(const std::string& device, int first_shape, int shapes
   data.meta.search = "exhaustive";
   for (int s = first_shape; s < first_shape + shapes; ++s) {
     const std::int64_t m = 1 + (s * 37) % 2000, n = 64 + (s * 53) % 512, k = 64 + (s * 71) % 512;
-    const ProblemKey key = ProblemKey::of(*Problem::create(m, n, k, DType::f32));
+    const ProblemKey key = ProblemKey::of(*Problem::create(m, n, k, dtype));
     data.shapes.push_back(key.to_string());
     for (int rank = 1; rank <= ranks; ++rank) {
       SweepRow row;
@@ -826,6 +826,68 @@ TEST_F(CostModelTest, ATuningTimesOnlyTheTopKOfTheBackendsTheModelRanks) {
   EXPECT_NE(plain.report.selection.find("cost model: top " + std::to_string(kFastTopK) + " of 13 choices"),
             std::string::npos)
       << plain.report.selection;
+}
+
+// A CPU whose own model knows f32 alone ranks its bf16 products with the model of another
+// device of its class that was swept in bf16 (as the Emerald Rapids VM's, f32 alone, and the
+// Granite Rapids VM's, f32, bf16 and s8): found per kind, used per problem, and named in the
+// tuning's note. A kind no model knows is still timed over the default space.
+TEST_F(CostModelTest, AKindTheDevicesModelLacksIsRankedByAnotherDevicesModelThatKnowsIt) {
+  const std::string other = "cpu|Other|avx2,|2t|l2=512K";
+  auto bf16_model =
+      CostModel::train({synthetic_sweep(other, 0, 60, kRanks, 1, DType::bf16)}, {"other.csv"}, small_training());
+  ASSERT_TRUE(bf16_model.is_ok()) << bf16_model.status().message();
+  TempDir dir;
+  ASSERT_TRUE(model_->save(dir.file("mine.json")).is_ok());
+  ASSERT_TRUE((*bf16_model)->save(dir.file("other.json")).is_ok());
+  const std::string bf16 = "bf16.bf16.bf16:nn";
+  const std::map<std::string, std::string> versions = {{"alpha", "1"}};
+  setenv("GEMMTUNE_MODEL_DIR", dir.path().c_str(), 1);
+  auto own = find_cost_model(kDevice, versions, "cpu/avx2/2t");
+  auto for_bf16 = find_cost_model(kDevice, versions, "cpu/avx2/2t", bf16);
+  auto for_f16 = find_cost_model(kDevice, versions, "cpu/avx2/2t", "f16.f16.f16:nn");
+  auto others = find_cost_models_for_other_kinds(model_->info(), kDevice, versions, "cpu/avx2/2t");
+  auto for_a_gpu = find_cost_models_for_other_kinds(model_->info(), "cuda|X|sm90", versions, "cuda/sm_90a/132sm");
+  unsetenv("GEMMTUNE_MODEL_DIR");
+  ASSERT_TRUE(own.is_ok()) << own.status().message();
+  EXPECT_EQ((*own)->info().device, kDevice) << "its own model first, whatever it lacks";
+  ASSERT_TRUE(for_bf16.is_ok()) << for_bf16.status().message();
+  EXPECT_EQ((*for_bf16)->info().device, other);
+  ASSERT_EQ(for_f16.status().code(), ErrorCode::not_found);
+  EXPECT_NE(for_f16.status().message().find("mine.json: no data for f16.f16.f16:nn problems"), std::string::npos)
+      << for_f16.status().message();
+  ASSERT_EQ(others.size(), 1u);
+  EXPECT_EQ(others.begin()->first, bf16);
+  EXPECT_EQ(others.begin()->second->info().device, other);
+  EXPECT_TRUE(for_a_gpu.empty()) << "a CPU's models rank nothing for a GPU";
+
+  DeviceInfo device = *find_device("cpu");
+  BackendList backends;
+  backends.push_back(std::make_unique<AlphaBackend>());
+  TuneOptions options;
+  options.search = SearchSpace::exhaustive;
+  options.benchmark.top_k = 3;
+  options.model = model_;
+  options.models_by_kind[bf16] = KindModel{*for_bf16, 4, "trained on another device of its class ('" + other + "')"};
+  options.timing.samples = 1;
+  options.timing.min_sample_ms = 0.01;
+  int checked = 0;
+  const TuneOutcome in_bf16 = autotune(*Problem::create(300, 64, 64, DType::bf16), device, backends, options);
+  EXPECT_NE(in_bf16.report.selection.find("cost model: top 4 of 12 choices"), std::string::npos)
+      << "its own k: " << in_bf16.report.selection;
+  EXPECT_NE(in_bf16.report.selection.find("ranked by the model trained on another device of its class ('" + other +
+                                          "'): the session's has no data for bf16.bf16.bf16:nn problems"),
+            std::string::npos)
+      << in_bf16.report.selection;
+  checked += 2;
+  const TuneOutcome in_f32 = autotune(*Problem::create(300, 64, 64, DType::f32), device, backends, options);
+  EXPECT_NE(in_f32.report.selection.find("cost model: top 3 of 12 choices"), std::string::npos) << in_f32.report.selection;
+  EXPECT_EQ(in_f32.report.selection.find("ranked by the model"), std::string::npos) << in_f32.report.selection;
+  checked += 2;
+  const TuneOutcome in_s8 = autotune(*Problem::create(300, 64, 64, DType::s8), device, backends, options);
+  EXPECT_NE(in_s8.report.selection.find("without a usable cost model"), std::string::npos) << in_s8.report.selection;
+  checked += 1;
+  EXPECT_EQ(checked, 5);
 }
 
 }  // namespace

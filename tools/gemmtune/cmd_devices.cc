@@ -1,4 +1,5 @@
 // gemmtune devices: what was detected, and which backends this build has.
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 
@@ -52,6 +53,36 @@ int run_devices(int argc, char** argv) {
       for (const std::string& note : (*found)->set_aside_notes()) {
         model_line += "; it does not rank " + note + ": timed in full";
       }
+      model["problem_kinds"] = info.problem_kinds;
+      std::string kinds;
+      for (const std::string& kind : info.problem_kinds) kinds += (kinds.empty() ? "" : ", ") + kind;
+      model_line += "; it knows " + kinds;
+      // The kinds it has no data for, ranked by another model where one knows them (a session
+      // finds them alike; none where --model or GEMMTUNE_MODEL names one).
+      nlohmann::json others = nlohmann::json::object();
+      if (path.empty()) {
+        // One line part per model, naming the kinds it ranks.
+        std::vector<std::pair<std::shared_ptr<const CostModel>, std::string>> by_model;
+        for (const auto& [kind, other] : find_cost_models_for_other_kinds(info, cpu->fingerprint(),
+                                                                          (*session)->backend_versions(),
+                                                                          cpu->device_class())) {
+          const ModelFit its_fit = model_fit(other->info(), cpu->fingerprint(), cpu->device_class());
+          others[kind] = {{"device", other->info().device}, {"fit", model_fit_name(its_fit)},
+                          {"fast_top_k", fast_k_for(other->info(), its_fit)}};
+          auto same = std::find_if(by_model.begin(), by_model.end(), [&](const auto& m) { return m.first == other; });
+          if (same == by_model.end()) {
+            by_model.emplace_back(other, kind);
+          } else {
+            same->second += ", " + kind;
+          }
+        }
+        for (const auto& [other, kinds_of_it] : by_model) {
+          const ModelFit its_fit = model_fit(other->info(), cpu->fingerprint(), cpu->device_class());
+          model_line += "; " + kinds_of_it + ": the model " + std::string(model_fit_name(its_fit)) + " ('" +
+                        other->info().device + "'), top " + std::to_string(fast_k_for(other->info(), its_fit));
+        }
+      }
+      model["other_kinds"] = others;
     } else {
       model["reason"] = found.status().message();
       model_line += "; none for the CPU (" + found.status().message().substr(0, found.status().message().find('\n')) +
