@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <map>
+#include <mutex>
 #include <optional>
 #include <set>
 
@@ -413,6 +415,38 @@ Result<std::shared_ptr<const CostModel>> load_cost_model_for(const std::string& 
   return model->for_device(device.fingerprint(), device.device_class(), versions);
 }
 
+namespace {
+
+// read_info of a model file, remembered by its path, size and modification time: a session
+// looks up its model, then one per kind of problem that model lacks, each reading every file of
+// the model folders, and a model file's text is some 2 MB of JSON.
+Result<ModelInfo> read_info_once(const std::filesystem::path& file) {
+  struct Seen {
+    std::uintmax_t size;
+    std::filesystem::file_time_type written;
+    ModelInfo info;
+  };
+  static std::mutex mutex;
+  static std::map<std::string, Seen> seen;
+  std::error_code ec;
+  const std::uintmax_t size = std::filesystem::file_size(file, ec);
+  std::filesystem::file_time_type written{};
+  if (!ec) written = std::filesystem::last_write_time(file, ec);
+  if (!ec) {
+    std::lock_guard lock(mutex);
+    const auto it = seen.find(file.string());
+    if (it != seen.end() && it->second.size == size && it->second.written == written) return it->second.info;
+  }
+  auto info = CostModel::read_info(file.string());
+  if (info.is_ok() && !ec) {
+    std::lock_guard lock(mutex);
+    seen[file.string()] = Seen{size, written, *info};
+  }
+  return info;
+}
+
+}  // namespace
+
 Result<std::shared_ptr<const CostModel>> find_cost_model(const std::string& fingerprint,
                                                          const std::map<std::string, std::string>& versions,
                                                          const std::string& device_class,
@@ -440,7 +474,7 @@ Result<std::shared_ptr<const CostModel>> find_cost_model(const std::string& fing
     }
     std::sort(files.begin(), files.end());
     for (const std::filesystem::path& file : files) {
-      auto info = CostModel::read_info(file.string());
+      auto info = read_info_once(file);
       if (!info.is_ok()) continue;  // not a model (or a damaged one): never ours
       if (!problem_kind.empty() && !contains(info->problem_kinds, problem_kind)) {
         seen += "\n  " + file.string() + ": no data for " + problem_kind + " problems";
@@ -514,7 +548,7 @@ std::map<std::string, std::shared_ptr<const CostModel>> find_cost_models_for_oth
     std::error_code ec;
     for (const auto& item : std::filesystem::directory_iterator(dir, ec)) {
       if (item.path().extension() != ".json") continue;
-      auto info = CostModel::read_info(item.path().string());
+      auto info = read_info_once(item.path());
       if (!info.is_ok() || device_kind.empty() || info->device_class.rfind(device_kind, 0) != 0) continue;
       for (const std::string& kind : info->problem_kinds) {
         if (!contains(primary.problem_kinds, kind)) wanted.insert(kind);

@@ -318,6 +318,23 @@ TEST_F(CostModelTest, TheShippedModelIsFoundByItsDevice) {
   EXPECT_NE(missing.status().message().find("mine.json: trained on"), std::string::npos) << missing.status().message();
 }
 
+// The model folders' files are read once a process (a session's lookups, one per kind of
+// problem, would read each again), but a file written since is read again.
+TEST_F(CostModelTest, AModelFileWrittenAgainIsReadAgain) {
+  TempDir dir;
+  ASSERT_TRUE(model_->save(dir.file("mine.json")).is_ok());
+  setenv("GEMMTUNE_MODEL_DIR", dir.path().c_str(), 1);
+  auto before = find_cost_model(kDevice, {});
+  auto elsewhere = CostModel::train({synthetic_sweep("cpu|Elsewhere|avx2,|2t|l2=512K", 0, 30)}, {"e.csv"}, small_training());
+  ASSERT_TRUE(elsewhere.is_ok()) << elsewhere.status().message();
+  ASSERT_TRUE((*elsewhere)->save(dir.file("mine.json")).is_ok());
+  auto after = find_cost_model(kDevice, {});
+  unsetenv("GEMMTUNE_MODEL_DIR");
+  ASSERT_TRUE(before.is_ok()) << before.status().message();
+  EXPECT_EQ(after.status().code(), ErrorCode::not_found) << "the file now holds another device's model";
+  EXPECT_NE(after.status().message().find("trained on 'cpu|Elsewhere"), std::string::npos) << after.status().message();
+}
+
 // Where no model was trained on this device, one of another device of its class stands in, if
 // gemmtune's own backends are at the versions it was trained on (else one of the nearest class).
 TEST_F(CostModelTest, AModelOfAnotherDeviceOfTheClassStandsInWhereNoneWasTrainedOnThisOne) {
