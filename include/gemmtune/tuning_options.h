@@ -38,7 +38,9 @@ Result<BenchmarkSpace> parse_benchmark_space(std::string_view text);
 // A cost model that ranks one kind of problem in place of TuneOptions::model.
 struct KindModel {
   std::shared_ptr<const CostModel> model;
-  int fast_k = 0;     // the k `--fast` times with it (twice its own for a stand-in); 0: benchmark's top_k
+  // The k `--fast` times with it: its own, twice it for a stand-in (fast_k_for). 0: the k the
+  // session's benchmark names (its top_k, or with model_k the model's own k), as for `model`.
+  int fast_k = 0;
   std::string whose;  // which model, for the report: "trained on another device of its class ('cpu|…')"
 };
 

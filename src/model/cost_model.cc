@@ -1,6 +1,7 @@
 #include "gemmtune/cost_model.h"
 
 #include <dlfcn.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -417,32 +418,62 @@ Result<std::shared_ptr<const CostModel>> load_cost_model_for(const std::string& 
 
 namespace {
 
-// read_info of a model file, remembered by its path, size and modification time: a session
-// looks up its model, then one per kind of problem that model lacks, each reading every file of
-// the model folders, and a model file's text is some 2 MB of JSON.
+// A model file as the memos below know it: rewritten (another inode, size or change time), it
+// is another file.
+struct FileIdentity {
+  dev_t device;
+  ino_t inode;
+  off_t size;
+  std::int64_t modified_ns, changed_ns;
+  bool operator==(const FileIdentity&) const = default;
+};
+
+std::optional<FileIdentity> identity_of(const std::filesystem::path& file) {
+  struct stat st {};
+  if (::stat(file.c_str(), &st) != 0) return std::nullopt;
+  return FileIdentity{st.st_dev, st.st_ino, st.st_size,
+                      std::int64_t(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec,
+                      std::int64_t(st.st_ctim.tv_sec) * 1'000'000'000 + st.st_ctim.tv_nsec};
+}
+
+// What reading a model file gave, once a process per file: a session looks up its model, then
+// one per kind of problem that model lacks, each reading every file of the model folders (some
+// 2 MB of JSON each), and loading the one it takes.
+template <typename T>
+class FileMemo {
+ public:
+  template <typename Read>
+  T get(const std::filesystem::path& file, const Read& read) {
+    const std::optional<FileIdentity> id = identity_of(file);
+    if (id) {
+      std::lock_guard lock(mutex_);
+      const auto it = seen_.find(file.string());
+      if (it != seen_.end() && it->second.first == *id) return it->second.second;
+    }
+    T value = read();
+    if (id) {
+      std::lock_guard lock(mutex_);
+      seen_.insert_or_assign(file.string(), std::pair<FileIdentity, T>(*id, value));
+    }
+    return value;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::map<std::string, std::pair<FileIdentity, T>> seen_;
+};
+
 Result<ModelInfo> read_info_once(const std::filesystem::path& file) {
-  struct Seen {
-    std::uintmax_t size;
-    std::filesystem::file_time_type written;
-    ModelInfo info;
-  };
-  static std::mutex mutex;
-  static std::map<std::string, Seen> seen;
-  std::error_code ec;
-  const std::uintmax_t size = std::filesystem::file_size(file, ec);
-  std::filesystem::file_time_type written{};
-  if (!ec) written = std::filesystem::last_write_time(file, ec);
-  if (!ec) {
-    std::lock_guard lock(mutex);
-    const auto it = seen.find(file.string());
-    if (it != seen.end() && it->second.size == size && it->second.written == written) return it->second.info;
-  }
-  auto info = CostModel::read_info(file.string());
-  if (info.is_ok() && !ec) {
-    std::lock_guard lock(mutex);
-    seen[file.string()] = Seen{size, written, *info};
-  }
-  return info;
+  static auto* memo = new FileMemo<Result<ModelInfo>>();  // never destroyed, as load_once's
+  return memo->get(file, [&] { return CostModel::read_info(file.string()); });
+}
+
+// A loaded model is immutable (for_device binds a copy), so one load serves every lookup.
+// The memo is never destroyed: at exit its boosters would be freed after XGBoost's own statics
+// (a double free).
+Result<std::shared_ptr<const CostModel>> load_once(const std::filesystem::path& file) {
+  static auto* memo = new FileMemo<Result<std::shared_ptr<const CostModel>>>();
+  return memo->get(file, [&] { return CostModel::load(file.string()); });
 }
 
 }  // namespace
@@ -514,7 +545,7 @@ Result<std::shared_ptr<const CostModel>> find_cost_model(const std::string& fing
         }
         continue;
       }
-      auto model = CostModel::load(file.string());
+      auto model = load_once(file);
       Status usable = model.is_ok() ? (*model)->check_trained_on(fingerprint, versions) : model.status();
       if (!usable.is_ok()) {
         seen += "\n  " + file.string() + ": " + usable.message();
@@ -527,7 +558,7 @@ Result<std::shared_ptr<const CostModel>> find_cost_model(const std::string& fing
   }
   for (const std::string& stand_in : {of_class, across, own_peers_changed, class_peers_changed, of_nearest_class}) {
     if (stand_in.empty()) continue;
-    auto model = CostModel::load(stand_in);
+    auto model = load_once(stand_in);
     if (model.is_ok()) return (*model)->for_device(fingerprint, device_class, versions);
     seen += "\n  " + stand_in + ": " + model.status().message();
   }
@@ -555,15 +586,12 @@ std::map<std::string, std::shared_ptr<const CostModel>> find_cost_models_for_oth
       }
     }
   }
+  // Each kind gets what find_cost_model finds for it alone (a model of the class that knows
+  // one kind comes before a stand-in that knows two); the files are read and loaded once.
   std::map<std::string, std::shared_ptr<const CostModel>> found;
   for (const std::string& kind : wanted) {
-    if (found.count(kind)) continue;
     auto model = find_cost_model(fingerprint, versions, device_class, kind);
-    if (!model.is_ok()) continue;
-    // The model serves every kind it knows that no model before it took.
-    for (const std::string& its_kind : (*model)->info().problem_kinds) {
-      if (wanted.count(its_kind) && !found.count(its_kind)) found[its_kind] = *model;
-    }
+    if (model.is_ok()) found[kind] = *model;
   }
   return found;
 }

@@ -49,6 +49,7 @@ void load_lut_and_model(SessionOptions& options, const DeviceInfo& device, const
       const ModelFit fit = model_fit(info, device.fingerprint(), device.device_class());
       // The kinds of problem it has no data for get the model found for each (a model named by
       // --model stands alone): each at the k its fit gives, where --fast asked for the model's k.
+      // Before the stand-in's k below: that turns model_k off for the session's own model.
       if (options.model_path.empty()) {
         for (const auto& [kind, other] :
              find_cost_models_for_other_kinds(info, device.fingerprint(), versions, device.device_class())) {

@@ -167,7 +167,8 @@ ChoiceSelection select_choices(const Problem& problem, const DeviceInfo& device,
       fallback = "no cost model";
     } else if (Status applies = model->applies_to(problem); !applies.is_ok()) {
       const auto other = options.models_by_kind.find(problem_kind(problem));
-      if (other != options.models_by_kind.end() && other->second.model) {
+      if (other != options.models_by_kind.end() && other->second.model &&
+          other->second.model->applies_to(problem).is_ok()) {
         for_kind = &other->second;
         model = for_kind->model.get();
       } else {

@@ -69,7 +69,9 @@ int run_devices(int argc, char** argv) {
           const ModelFit its_fit = model_fit(other->info(), cpu->fingerprint(), cpu->device_class());
           others[kind] = {{"device", other->info().device}, {"fit", model_fit_name(its_fit)},
                           {"fast_top_k", fast_k_for(other->info(), its_fit)}};
-          auto same = std::find_if(by_model.begin(), by_model.end(), [&](const auto& m) { return m.first == other; });
+          // One model (one loaded file) serves several kinds: for_device binds a copy per lookup.
+          auto same = std::find_if(by_model.begin(), by_model.end(),
+                                   [&](const auto& m) { return &m.first->info() == &other->info(); });
           if (same == by_model.end()) {
             by_model.emplace_back(other, kind);
           } else {
