@@ -64,10 +64,12 @@ print(sum(d.get("selection", "").startswith("lookup table: used without tuning")
 PY
 if [ "$(cat "$tmp/picks.txt")" = "$SHAPES $SHAPES" ]; then ok "a deployed process runs every shape on the bundle's pick, untuned"; else
   bad "deployed from the bundle: $(cat "$tmp/picks.txt") of $SHAPES used untuned / the same pick"; fi
-# Its mistakes: a folder of other files, an empty store, no bundle, a bundle whose parts disagree.
+# Its mistakes: a folder of other files, an empty store, a folder whose path the kernel cache's
+# list cannot hold, no bundle, a bundle whose parts disagree.
 mkdir -p "$tmp/other" && touch "$tmp/other/notes.txt"
 for case in "create $tmp/other --cache $tmp/alone.sqlite|holds files and is not a bundle" \
             "create $tmp/new --cache $tmp/empty.sqlite|holds no pick of this device" \
+            "create $tmp/a:b --cache $tmp/alone.sqlite|holds ':', which GEMMTUNE_CUBIN_CACHE separates" \
             "show $tmp/other|not a bundle"; do
   # shellcheck disable=SC2086
   "$CLI" bundle ${case%%|*} >"$tmp/out" 2>"$tmp/err"

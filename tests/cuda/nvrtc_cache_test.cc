@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <optional>
 
 #include "backends/cuda/cubin_cache.h"
 #include "backends/cuda/mma_backend.h"
@@ -112,6 +113,18 @@ TEST(CubinCache, AMarkThatCannotBeWrittenSaysWhere) {
 }
 
 TEST(CubinCache, TheDirectoryFollowsTheEnvironment) {
+  // HOME and XDG_CACHE_HOME go back as they were for the tests after this one.
+  struct Restore {
+    std::optional<std::string> home = saved("HOME"), xdg = saved("XDG_CACHE_HOME");
+    static std::optional<std::string> saved(const char* name) {
+      const char* value = std::getenv(name);
+      return value ? std::optional<std::string>(value) : std::nullopt;
+    }
+    static void put(const char* name, const std::optional<std::string>& value) {
+      value ? setenv(name, value->c_str(), 1) : unsetenv(name);
+    }
+    ~Restore() { put("HOME", home), put("XDG_CACHE_HOME", xdg); }
+  } restore;
   setenv("GEMMTUNE_CUBIN_CACHE", "/x/y", 1);
   EXPECT_EQ(default_cubin_cache_dir(), "/x/y");
   // A list: the first is written, the rest read; empty entries are no directory.

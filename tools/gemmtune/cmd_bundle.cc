@@ -69,6 +69,12 @@ std::size_t files_in(const fs::path& dir, const std::string& extension) {
 }
 
 int create(const Args& args, const fs::path& dir) {
+  // The kernel cache is named by a ':'-separated list (GEMMTUNE_CUBIN_CACHE): a folder whose
+  // path holds ':' cannot be one of its entries.
+  if (dir.string().find(':') != std::string::npos) {
+    return fail(invalid_argument("bundle folder '" + dir.string() +
+                                 "' holds ':', which GEMMTUNE_CUBIN_CACHE separates folders by; choose another"));
+  }
   auto store = store_options_from(args);
   if (!store.is_ok()) return fail(store.status());
   auto device = find_device(args.get("device", "cpu"));
@@ -85,7 +91,8 @@ int create(const Args& args, const fs::path& dir) {
   }
   if (Status room = make_room(dir); !room.is_ok()) return fail(room);
   const fs::path lut_path = dir / "picks.json";
-  const fs::path cubins = dir / "cubins";
+  // Absolute, so that the cache list and the deploy line hold wherever they are used from.
+  const fs::path cubins = fs::absolute(dir / "cubins");
   std::error_code ec;
   fs::create_directories(cubins, ec);
   if (ec) return fail(Status(ErrorCode::io_error, "cannot create " + cubins.string() + ": " + ec.message()));
@@ -97,7 +104,8 @@ int create(const Args& args, const fs::path& dir) {
   // again (a CUTLASS object costs nvcc about a minute).
   std::string cache_dirs = cubins.string();
   for (const std::string& dir : kernel_cache_dirs()) {
-    if (fs::path(dir) != cubins) cache_dirs += ":" + dir;
+    std::error_code same_ec;
+    if (!fs::equivalent(dir, cubins, same_ec)) cache_dirs += ":" + dir;  // the bundle's own: not twice
   }
   setenv("GEMMTUNE_CUBIN_CACHE", cache_dirs.c_str(), 1);
   SessionOptions options;

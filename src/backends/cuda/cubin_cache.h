@@ -38,7 +38,7 @@ class CubinCache {
   // read-only directory; an entry found in one of those is copied into dir(), so that dir()
   // ends up holding every kernel the process used. An entry that fails its header check is
   // skipped (and removed from dir(); a read-only directory is left as it is) and `corrupt`
-  // (if given) says why.
+  // (if given) says why, also where a whole copy found after it is returned.
   std::optional<std::string> load(const std::string& key, std::string* corrupt = nullptr) const;
   // Writes atomically: a temporary file in the same directory, then rename, so a concurrent
   // reader sees either no entry or the whole of it.

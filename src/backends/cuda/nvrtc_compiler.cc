@@ -114,15 +114,17 @@ Result<CubinArtifact> obtain_cached(const std::string& key, const std::function<
   const std::optional<CubinCache> cache = CubinCache::from_environment();
   if (cache && !recompile) {
     std::string corrupt;
-    if (auto cached = cache->load(artifact.key, &corrupt)) {
+    std::optional<std::string> cached = cache->load(artifact.key, &corrupt);
+    if (!corrupt.empty()) {
+      ++corrupt_entries;
+      std::fprintf(stderr, "gemmtune: cubin cache: a damaged entry (%s); %s\n", corrupt.c_str(),
+                   cached ? "a whole copy in another of its folders is used" : "recompiling");
+    }
+    if (cached) {
       ++cache_hits;
       artifact.cubin = std::move(*cached);
       artifact.from_cache = true;
       return artifact;
-    }
-    if (!corrupt.empty()) {
-      ++corrupt_entries;
-      std::fprintf(stderr, "gemmtune: cubin cache: a damaged entry (%s); recompiling\n", corrupt.c_str());
     }
   }
   GEMMTUNE_ASSIGN_OR_RETURN(artifact.cubin, build());
