@@ -201,6 +201,9 @@ ModelFit model_fit(const ModelInfo& info, const std::string& device, const std::
 // "trained on this device", "trained on another device of its class", "trained across classes
 // that span it", "trained on the nearest class".
 std::string_view model_fit_name(ModelFit fit);
+// The fit's name and the device the model was trained on, as reports name a model:
+// "trained on another device of its class ('cpu|…')".
+std::string model_named(const ModelInfo& info, ModelFit fit);
 // Whether the model only stands in for the device's class (across classes, the nearest class).
 inline bool stands_in(ModelFit fit) { return fit == ModelFit::across_classes || fit == ModelFit::nearest_class; }
 // The k `--fast` times with a model that fits the device so: its own k, twice it for a stand-in.

@@ -398,6 +398,10 @@ ModelFit model_fit(const ModelInfo& info, const std::string& device, const std::
   return info.device == device ? ModelFit::this_device : ModelFit::device_of_class;
 }
 
+std::string model_named(const ModelInfo& info, ModelFit fit) {
+  return std::string(model_fit_name(fit)) + " ('" + info.device + "')";
+}
+
 std::string_view model_fit_name(ModelFit fit) {
   switch (fit) {
     case ModelFit::this_device: return "trained on this device";

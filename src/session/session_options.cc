@@ -56,7 +56,7 @@ void load_lut_and_model(SessionOptions& options, const DeviceInfo& device, const
           const ModelFit its_fit = model_fit(other->info(), device.fingerprint(), device.device_class());
           options.tuning.models_by_kind[kind] =
               KindModel{other, options.tuning.benchmark.model_k ? fast_k_for(other->info(), its_fit) : 0,
-                        std::string(model_fit_name(its_fit)) + " ('" + other->info().device + "')"};
+                        model_named(other->info(), its_fit)};
         }
       }
       if (stands_in(fit)) {

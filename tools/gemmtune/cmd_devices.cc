@@ -61,28 +61,27 @@ int run_devices(int argc, char** argv) {
       // finds them alike; none where --model or GEMMTUNE_MODEL names one).
       nlohmann::json others = nlohmann::json::object();
       if (path.empty()) {
-        // One line part per model, naming the kinds it ranks.
-        std::vector<std::pair<std::shared_ptr<const CostModel>, std::string>> by_model;
+        // One line part per model, naming the kinds it ranks: one loaded file serves several
+        // kinds (for_device binds a copy per lookup, sharing its info).
+        struct Part {
+          const ModelInfo* info;
+          std::string kinds, said;
+        };
+        std::vector<Part> parts;
         for (const auto& [kind, other] : find_cost_models_for_other_kinds(info, cpu->fingerprint(),
                                                                           (*session)->backend_versions(),
                                                                           cpu->device_class())) {
           const ModelFit its_fit = model_fit(other->info(), cpu->fingerprint(), cpu->device_class());
-          others[kind] = {{"device", other->info().device}, {"fit", model_fit_name(its_fit)},
-                          {"fast_top_k", fast_k_for(other->info(), its_fit)}};
-          // One model (one loaded file) serves several kinds: for_device binds a copy per lookup.
-          auto same = std::find_if(by_model.begin(), by_model.end(),
-                                   [&](const auto& m) { return &m.first->info() == &other->info(); });
-          if (same == by_model.end()) {
-            by_model.emplace_back(other, kind);
+          const int its_k = fast_k_for(other->info(), its_fit);
+          others[kind] = {{"device", other->info().device}, {"fit", model_fit_name(its_fit)}, {"fast_top_k", its_k}};
+          auto same = std::find_if(parts.begin(), parts.end(), [&](const Part& p) { return p.info == &other->info(); });
+          if (same != parts.end()) {
+            same->kinds += ", " + kind;
           } else {
-            same->second += ", " + kind;
+            parts.push_back({&other->info(), kind, model_named(other->info(), its_fit) + ", top " + std::to_string(its_k)});
           }
         }
-        for (const auto& [other, kinds_of_it] : by_model) {
-          const ModelFit its_fit = model_fit(other->info(), cpu->fingerprint(), cpu->device_class());
-          model_line += "; " + kinds_of_it + ": the model " + std::string(model_fit_name(its_fit)) + " ('" +
-                        other->info().device + "'), top " + std::to_string(fast_k_for(other->info(), its_fit));
-        }
+        for (const Part& part : parts) model_line += "; " + part.kinds + ": the model " + part.said;
       }
       model["other_kinds"] = others;
     } else {
