@@ -7,6 +7,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <map>
+#include <set>
 
 #include "ci_skip.h"
 #include "tuning/autotuner.h"
@@ -645,13 +647,18 @@ TEST(CostModelShipped, TheModelsRankEveryElementTypeTheirMachinesWereSweptIn) {
   EXPECT_TRUE((*cpu)->ranks("amx"));
   const Status f16_on_cpu = (*cpu)->applies_to(*Problem::create(64, 128, 256, DType::f16, "nn"));
   EXPECT_NE(f16_on_cpu.message().find("no data for f16"), std::string::npos) << f16_on_cpu.message();
-  for (DType dtype : {DType::bf16, DType::f16, DType::s8}) {
-    const Problem p = *Problem::create(256, 4096, 4096, dtype, "nt");
-    EXPECT_TRUE((*gpu)->applies_to(p).is_ok()) << p.describe() << ": " << (*gpu)->applies_to(p).message();
-    EXPECT_FALSE((*gpu)->applies_to(*Problem::create(256, 4096, 4096, dtype, "nn")).is_ok()) << "swept in nt only";
-    checked += 2;
+  // The GPU model: every dtype in nt; bf16 in nn and tn, f16 in nn; nothing in tt, s8 in nt alone.
+  const std::map<DType, std::set<std::string>> swept = {
+      {DType::bf16, {"nt", "nn", "tn"}}, {DType::f16, {"nt", "nn"}}, {DType::s8, {"nt"}}};
+  for (const auto& [dtype, layouts] : swept) {
+    for (const char* layout : {"nn", "nt", "tn", "tt"}) {
+      const Problem p = *Problem::create(256, 4096, 4096, dtype, layout);
+      EXPECT_EQ((*gpu)->applies_to(p).is_ok(), layouts.count(layout) == 1)
+          << p.describe() << ": " << (*gpu)->applies_to(p).message();
+      ++checked;
+    }
   }
-  EXPECT_EQ(checked, 12);
+  EXPECT_EQ(checked, 18);
 }
 
 // The shipped GPU model, trained on the H200, stands in for an H100 (the same Hopper SM count
