@@ -11,6 +11,7 @@
 #include "backends/cuda/kernels/wgmma_stream_k.cuh"
 #include "backends/cuda/wgmma_backend.h"
 #include "backends/cuda/wgmma_config_space.h"
+#include "backends/cuda/wgmma_padded_operand.h"
 #include "core/config_space.h"
 #include "cuda/h100.h"
 #include "cuda/wgmma_test_problems.h"
@@ -180,8 +181,11 @@ TEST(WgmmaConfigSpace, UnsupportedProblemsAndConfigsSayWhy) {
   ProblemSpec plain_f32 = make(256, 256, 256, DType::f32).spec();
   plain_f32.allow_tf32 = false;
   EXPECT_NE(reason(*Problem::create(plain_f32), c).find("without TF32"), std::string::npos);
-  ProblemSpec odd = make(100, 256, 100, DType::bf16).spec();  // lda = 100 elements: 200 bytes
-  EXPECT_NE(reason(*Problem::create(odd), c).find("16 bytes TMA needs"), std::string::npos);
+  // A 4096-row B of 50,001 columns (nn, ldb 50,001: not a multiple of 16 bytes) would need a
+  // padded copy of 390 MiB.
+  const std::string huge_copy = reason(make(16, 50001, 4096, DType::bf16, "nn"), c);
+  EXPECT_NE(huge_copy.find("TMA cannot load B"), std::string::npos) << huge_copy;
+  EXPECT_NE(huge_copy.find("padded copy would take 390 MiB"), std::string::npos) << huge_copy;
   CudaInfo ampere = h100();
   ampere.cc_major = 8;
   EXPECT_NE(reason(make(256, 256, 256, DType::bf16), c, ampere).find("compute capability 9.0"), std::string::npos);
@@ -280,6 +284,49 @@ TEST(WgmmaConfigSpace, TheMappingSwapsOperandsAndLayouts) {
   EXPECT_TRUE(plain.instance.a_mn) << "A column-major is m-major";
   EXPECT_TRUE(plain.instance.b_mn) << "B row-major is n-major";
   EXPECT_FALSE(plain.instance.c_transposed);
+}
+
+// Leading dimensions that are not a multiple of 16 bytes (tn with m = 300: lda = 300 bf16, 600
+// bytes; nn with n = 1001: ldb = 1001) are read from copies padded to the next multiple, in every
+// dtype's step (8 bf16 elements, 16 s8, 4 f32), swapped or not; aligned ones are read in place.
+TEST(WgmmaConfigSpace, OperandsTmaCannotAddressAreReadFromPaddedCopies) {
+  int checked = 0;
+  for (int swap : {0, 1}) {
+    KernelConfig c = config_of(wgmma_default_list()[0], DType::bf16);
+    c.swap_ab = swap;
+    const Problem tn = make(300, 4096, 4096, DType::bf16, "tn");
+    EXPECT_TRUE(wgmma_can_implement(tn, c, h100()).is_ok()) << wgmma_can_implement(tn, c, h100()).message();
+    const WgmmaMapping map = wgmma_mapping(tn, c);
+    const WgmmaOperand& a = swap ? map.b : map.a;  // the problem's A, as the kernel reads it
+    const WgmmaOperand& b = swap ? map.a : map.b;
+    EXPECT_EQ(a.caller_ld, 300);
+    EXPECT_EQ(a.ld, 304);
+    EXPECT_EQ(padded_copy_bytes(a), 4096 * 304 * 2) << "k lines of 304 elements";
+    EXPECT_EQ(b.caller_ld, 0) << "ldb = 4096 is aligned";
+    EXPECT_EQ(b.ld, 4096);
+    EXPECT_EQ(padded_copy_bytes(b), 0);
+    checked += 7;
+  }
+  struct Case {
+    DType dtype;
+    const char* layout;
+    std::int64_t m, n, k, caller_ld, ld;
+    bool a;  // which operand is padded
+  };
+  for (const Case& k : {Case{DType::bf16, "nn", 64, 1001, 256, 1001, 1008, false},
+                        Case{DType::f16, "nt", 64, 512, 1001, 1001, 1008, true},
+                        Case{DType::s8, "nt", 64, 512, 1000, 1000, 1008, true},
+                        Case{DType::f32, "nt", 64, 512, 1001, 1001, 1004, true}}) {
+    ProblemSpec spec = make(k.m, k.n, k.k, k.dtype, k.layout).spec();
+    spec.allow_tf32 = k.dtype == DType::f32;
+    const Problem p = *Problem::create(spec);
+    const WgmmaMapping map = wgmma_mapping(p, config_of(wgmma_default_list()[0], k.dtype));
+    const WgmmaOperand& padded = k.a ? map.a : map.b;
+    EXPECT_EQ(padded.caller_ld, k.caller_ld) << p.describe();
+    EXPECT_EQ(padded.ld, k.ld) << p.describe();
+    checked += 2;
+  }
+  EXPECT_EQ(checked, 22);
 }
 
 TEST(WgmmaConfigSpace, ThePreludeIssuesTheDtypesInstructionWithOneOperandPerAccumulator) {

@@ -1,6 +1,6 @@
 // Runs the Hopper template's kernels on a GPU and checks them against the host reference: every
 // dtype, the four layouts, odd sizes (m, n, k not multiples of any tile, k not a multiple of a
-// stage, m = 1), padded leading dimensions, alpha and beta, and stream-K (each kernel launched
+// stage, m = 1), padded leading dimensions (and ones TMA cannot address), alpha and beta, and stream-K (each kernel launched
 // twice, so that tile counters a launch left non-zero would show). Skipped where there is no
 // CUDA device, or no Hopper one.
 //
@@ -237,6 +237,26 @@ TEST(WgmmaLaunch, AlphaBetaAndPaddedLeadingDimensions) {
   int ran = 0;
   for (DType type : {DType::bf16, DType::f16, DType::s8, DType::f32}) ran += verify(testing::padded_with_alpha_beta(300, 264, 400, type), 3);
   EXPECT_EQ(ran, 4 * at_most(3));
+}
+
+// Leading dimensions that are not a multiple of 16 bytes, which TMA cannot address: the kernel
+// reads a padded copy, made before it on every call (wgmma_padded_operand.h). A transposed A
+// of 300 and 100 rows (tn, tt), a row-major B of odd width (nn), and k-major operands of odd k
+// in s8 and TF32 (nt: both padded); swapped configs among them.
+TEST(WgmmaLaunch, OperandsTmaCannotAddressAreReadFromPaddedCopies) {
+  SKIP_WITHOUT_HOPPER();
+  int ran = 0, padded = 0;
+  for (const Problem& p : {testing::test_problem(300, 264, 400, DType::bf16, "tn", DType::bf16, 0.0),
+                           testing::test_problem(100, 520, 1040, DType::bf16, "tt", DType::f32, 0.5),
+                           testing::test_problem(136, 1001, 520, DType::f16, "nn", DType::f32, 0.5),
+                           testing::test_problem(264, 392, 1000, DType::s8, "nt", DType::s32, 0.0),
+                           testing::test_problem(264, 392, 1001, DType::f32, "nt", DType::f32, 0.0)}) {
+    const WgmmaMapping map = wgmma_mapping(p, list_configs(p).at(0));
+    padded += (map.a.caller_ld != 0) + (map.b.caller_ld != 0);
+    ran += verify(p, 4);
+  }
+  EXPECT_EQ(padded, 7) << "one padded operand in tn, tt and nn; both in s8 and TF32 nt";
+  EXPECT_EQ(ran, 5 * at_most(4));
 }
 
 // A kernel compiled with the TMA-store epilogue (beta 0, an ldc TMA can address) called with a C

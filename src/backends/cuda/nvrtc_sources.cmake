@@ -36,6 +36,7 @@ set(GEMMTUNE_CUDA_NVRTC_SOURCES
   backends/cuda/wgmma_config_checks.cc
   backends/cuda/wgmma_kernel_source.cc
   backends/cuda/wgmma_tensor_map.cc
+  backends/cuda/wgmma_padded_operand.cc
   backends/cuda/skinny_backend.cc
   backends/cuda/skinny_config_space.cc
   backends/cuda/skinny_gemv.cc

@@ -11,6 +11,7 @@
 #include "cuda_module.h"
 #include "launch_overlap.h"
 #include "wgmma_config_space.h"
+#include "wgmma_padded_operand.h"
 #include "worker_client.h"
 
 namespace gemmtune::cuda {
@@ -62,8 +63,14 @@ class WgmmaKernel final : public JitKernel {
     partial_bytes_ = std::size_t(w.workspace_bytes(mapping_.m, mapping_.n, grid_));
     overlapped_ = launch_overlap() != LaunchOverlap::off;
     // GEMMTUNE_PDL=weights: the problem's B, the weights, loads before the wait; the kernel sees
-    // it as A' where the mapping swapped the operands.
-    if (launch_overlap() == LaunchOverlap::weights) early_ = w.c_transposed ? 1 : 2;
+    // it as A' where the mapping swapped the operands. Not where it reads a padded copy, which
+    // the copy before it in the stream writes.
+    const bool b_padded = (w.c_transposed ? mapping_.a : mapping_.b).caller_ld != 0;
+    if (launch_overlap() == LaunchOverlap::weights && !b_padded) early_ = w.c_transposed ? 1 : 2;
+    // The padded copies of operands TMA cannot address: A' first, B' at the next 256 bytes.
+    const std::int64_t a_copy = padded_copy_bytes(mapping_.a);
+    b_copy_offset_ = std::size_t((a_copy + 255) / 256 * 256);
+    GEMMTUNE_RETURN_IF_ERROR(copies_.allocate(b_copy_offset_ + std::size_t(padded_copy_bytes(mapping_.b))));
     return scratch_.allocate(partial_bytes_ + std::size_t(w.counter_count(mapping_.m, mapping_.n)) * sizeof(int));
   }
 
@@ -72,6 +79,13 @@ class WgmmaKernel final : public JitKernel {
   Status run(const GemmArgs& args) override {
     if (mapping_.m == 0 || mapping_.n == 0) return Status::ok();
     GEMMTUNE_RETURN_IF_ERROR(module_.make_current());
+    // Operands TMA cannot address are copied first, into buffers of this kernel's own: one
+    // call's copies at a time.
+    std::unique_lock<std::mutex> copying;
+    if (copies_.data() != nullptr) {
+      GEMMTUNE_ASSIGN_OR_RETURN(copying, copies_.begin(args.stream));
+      GEMMTUNE_RETURN_IF_ERROR(enqueue_copies(args));
+    }
     OperandMaps local;
     const OperandMaps* maps = &local;
     std::unique_lock<std::mutex> lock(cache_mutex_, std::try_to_lock);
@@ -101,10 +115,11 @@ class WgmmaKernel final : public JitKernel {
     GEMMTUNE_RETURN_IF_ERROR(enqueue_launch(function_, grid_, 1, unsigned(w.threads()), unsigned(w.shared_bytes()),
                                            static_cast<CUstream>(args.stream), params, overlapped_,
                                            "cuLaunchKernelEx(gemmtune_gemm_wgmma)"));
-    return workspace != nullptr ? scratch_.finish(args.stream) : Status::ok();
+    if (workspace != nullptr) GEMMTUNE_RETURN_IF_ERROR(scratch_.finish(args.stream));
+    return copies_.data() != nullptr ? copies_.finish(args.stream) : Status::ok();
   }
 
-  std::size_t workspace_bytes() const override { return scratch_.bytes(); }
+  std::size_t workspace_bytes() const override { return scratch_.bytes() + copies_.bytes(); }
 
  private:
   Status encode(const GemmArgs& args, OperandMaps& out) const {
@@ -115,8 +130,8 @@ class WgmmaKernel final : public JitKernel {
     if (problem_.k() == 0) return Status::ok();  // C = beta·C: the kernel loads nothing
     WgmmaOperand a = mapping_.a, b = mapping_.b;
     const bool swap = mapping_.instance.c_transposed;
-    a.data = swap ? args.b : args.a;
-    b.data = swap ? args.a : args.b;
+    a.data = a.caller_ld != 0 ? copy_of_a() : swap ? args.b : args.a;
+    b.data = b.caller_ld != 0 ? copy_of_b() : swap ? args.a : args.b;
     for (auto [operand, map, name] : {std::tuple{&a, &out.map_a, "A'"}, std::tuple{&b, &out.map_b, "B'"}}) {
       const std::string why = encode_wgmma_operand_map(*operand, map);
       if (!why.empty()) return unsupported(std::string("wgmma kernel cannot load operand ") + name + ": " + why);
@@ -127,6 +142,21 @@ class WgmmaKernel final : public JitKernel {
                     .empty();
     return Status::ok();
   }
+
+  // The caller's A' and B' copied into copy_of_a() and copy_of_b() where they are padded.
+  Status enqueue_copies(const GemmArgs& args) const {
+    if (problem_.k() == 0) return Status::ok();
+    const bool swap = mapping_.instance.c_transposed;
+    if (mapping_.a.caller_ld != 0) {
+      GEMMTUNE_RETURN_IF_ERROR(enqueue_padded_copy(mapping_.a, swap ? args.b : args.a, copy_of_a(), args.stream));
+    }
+    if (mapping_.b.caller_ld != 0) {
+      GEMMTUNE_RETURN_IF_ERROR(enqueue_padded_copy(mapping_.b, swap ? args.a : args.b, copy_of_b(), args.stream));
+    }
+    return Status::ok();
+  }
+  void* copy_of_a() const { return copies_.data(); }
+  void* copy_of_b() const { return static_cast<char*>(copies_.data()) + b_copy_offset_; }
 
   const Problem problem_;
   const WgmmaMapping mapping_;
@@ -139,6 +169,8 @@ class WgmmaKernel final : public JitKernel {
   OperandMaps cache_;
   std::size_t partial_bytes_ = 0;
   SerializedScratch scratch_;  // split-k and stream-K partial sums and tile counters
+  SerializedScratch copies_;   // padded copies of A' and B' (none where TMA reads the caller's)
+  std::size_t b_copy_offset_ = 0;
 };
 
 class WgmmaBackend final : public Backend {

@@ -2,10 +2,12 @@
 // operands and instance, and the checks that say why a problem or config cannot run.
 #include <algorithm>
 #include <string>
+#include <utility>
 
 #include "kernel_dtype_codes.h"
 #include "wgmma_config_space.h"
 #include "wgmma_limits.h"
+#include "wgmma_padded_operand.h"
 #include "wgmma_tensor_map.h"
 
 namespace gemmtune::cuda {
@@ -48,8 +50,9 @@ WgmmaMapping wgmma_mapping(const Problem& p, const KernelConfig& c, const void* 
   map.instance = wgmma_instance(p, c);
   const int in = map.instance.in_code;
   // The user's A (m × k) and B as an n × k operand; swapped, A' = Bᵀ and B' = Aᵀ.
-  const WgmmaOperand user_a{a, in, p.a_layout() == Layout::col_major, p.m(), p.k(), p.lda(), 0};
-  const WgmmaOperand user_b{b, in, p.b_layout() == Layout::row_major, p.n(), p.k(), p.ldb(), 0};
+  // An operand whose rows TMA cannot address is read from a padded copy.
+  const WgmmaOperand user_a = padded_for_tma({a, in, p.a_layout() == Layout::col_major, p.m(), p.k(), p.lda(), 0});
+  const WgmmaOperand user_b = padded_for_tma({b, in, p.b_layout() == Layout::row_major, p.n(), p.k(), p.ldb(), 0});
   const bool swap = c.swap_ab != 0;
   map.a = swap ? user_b : user_a;
   map.b = swap ? user_a : user_b;
@@ -80,13 +83,17 @@ Status check_wgmma_problem(const Problem& p) {
       return unsupported("no wgmma template for " + std::string(dtype_name(p.a_type())) + " inputs");
   }
   // TMA addresses each operand by its leading dimension in bytes (with k = 0 nothing is loaded:
-  // C = beta·C).
+  // C = beta·C); one it cannot address is read from a copy padded to one it can, up to a size.
   const int in = input_code(p.a_type());
   if (p.k() == 0) return Status::ok();
-  const std::string a_why = wgmma_operand_problem(WgmmaOperand{nullptr, in, false, p.m(), p.k(), p.lda(), 0});
-  if (!a_why.empty()) return unsupported("TMA cannot load A: " + a_why);
-  const std::string b_why = wgmma_operand_problem(WgmmaOperand{nullptr, in, false, p.n(), p.k(), p.ldb(), 0});
-  if (!b_why.empty()) return unsupported("TMA cannot load B: " + b_why);
+  for (const auto& [name, operand] :
+       {std::pair{"A", WgmmaOperand{nullptr, in, p.a_layout() == Layout::col_major, p.m(), p.k(), p.lda(), 0}},
+        std::pair{"B", WgmmaOperand{nullptr, in, p.b_layout() == Layout::row_major, p.n(), p.k(), p.ldb(), 0}}}) {
+    const WgmmaOperand read = padded_for_tma(operand);
+    std::string why = padded_copy_problem(read);
+    if (why.empty()) why = wgmma_operand_problem(read);
+    if (!why.empty()) return unsupported(std::string("TMA cannot load ") + name + ": " + why);
+  }
   // Tile coordinates are 32-bit in the kernel and in TMA.
   if (std::max({p.m(), p.n(), p.k()}) >= (std::int64_t(1) << 31)) return unsupported("a dim is 2^31 or more");
   return Status::ok();

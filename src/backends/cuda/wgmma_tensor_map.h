@@ -17,6 +17,9 @@ struct WgmmaOperand {
   bool mn_major = false;   // rows contiguous (ld between k), else k contiguous (ld between rows)
   std::int64_t rows = 0, k = 0, ld = 0;
   int tile_rows = 128;     // rows of the CTA tile this operand fills per stage
+  // > 0: the caller's leading dimension, which TMA cannot address; `data` is then a copy with
+  // leading dimension `ld` (wgmma_padded_operand.h).
+  std::int64_t caller_ld = 0;
 };
 
 // Why TMA cannot address the operand (as a sentence), or "" when it can: a stride that is not a
