@@ -4,6 +4,7 @@
 // needs no cuobjdump).
 #include <gtest/gtest.h>
 
+#include "backends/cuda/pad_copy_kernel.h"
 #include "backends/cuda/wgmma_backend.h"
 #include "backends/cuda/wgmma_config_space.h"
 #include "cuda/compile_helpers.h"
@@ -33,6 +34,14 @@ KernelConfig pick(const Problem& p, int pingpong, int cluster_m, int cluster_n, 
   ADD_FAILURE() << "no config with pp=" << pingpong << " cm=" << cluster_m << " cn=" << cluster_n << " swap=" << swap
                 << " for " << p.describe();
   return {};
+}
+
+// The kernel that copies operands TMA cannot address into padded buffers compiles for sm_90a.
+TEST(WgmmaCompile, ThePadCopyKernelCompiles) {
+  testing::use_fresh_cubin_cache();
+  auto artifact = obtain_cubin(pad_copy_source(), pad_copy_options(h100()));
+  ASSERT_TRUE(artifact.is_ok()) << artifact.status().message();
+  EXPECT_NE(artifact->cubin.find("gemmtune_pad_copy"), std::string::npos);
 }
 
 TEST(WgmmaCompile, EveryDtypeLayoutAndKindOfConfigCompilesToWgmmaWithoutSpills) {

@@ -11,7 +11,8 @@
 #include "backends/cuda/kernels/wgmma_stream_k.cuh"
 #include "backends/cuda/wgmma_backend.h"
 #include "backends/cuda/wgmma_config_space.h"
-#include "backends/cuda/wgmma_padded_operand.h"
+#include "backends/cuda/pad_copy_kernel.h"
+#include "backends/cuda/padded_operand.h"
 #include "core/config_space.h"
 #include "cuda/h100.h"
 #include "cuda/wgmma_test_problems.h"
@@ -327,6 +328,32 @@ TEST(WgmmaConfigSpace, OperandsTmaCannotAddressAreReadFromPaddedCopies) {
     checked += 2;
   }
   EXPECT_EQ(checked, 22);
+}
+
+// The pad-copy kernel copies lines in the widest chunk that divides the caller's pitch, its line
+// and its address: bf16 lines of 300 elements (600 bytes) in 8 bytes, f16 lines of 1001 in 2,
+// TF32 in 4, s8 of odd k byte by byte, and narrower where the address is off.
+TEST(WgmmaConfigSpace, PaddedCopiesGoInTheWidestChunkThePitchLineAndAddressAllow) {
+  auto chunk = [](const Problem& p, bool a, std::uintptr_t address) {
+    const WgmmaMapping map = wgmma_mapping(p, config_of(wgmma_default_list()[0], p.a_type()));
+    const WgmmaOperand& o = a ? map.a : map.b;
+    EXPECT_NE(o.caller_ld, 0) << p.describe();
+    return pad_copy_chunk_bytes(padded_copy_shape(o), reinterpret_cast<const void*>(address));
+  };
+  const Problem tn = make(300, 4096, 4096, DType::bf16, "tn");
+  const PaddedCopyShape shape = padded_copy_shape(wgmma_mapping(tn, config_of(wgmma_default_list()[0], DType::bf16)).a);
+  EXPECT_EQ(shape.lines, 4096);
+  EXPECT_EQ(shape.line_bytes, 600);
+  EXPECT_EQ(shape.caller_pitch, 600);
+  EXPECT_EQ(shape.copy_pitch, 608);
+  EXPECT_EQ(chunk(tn, true, 256), 8);
+  EXPECT_EQ(chunk(tn, true, 256 + 4), 4) << "an address 4 bytes off";
+  EXPECT_EQ(chunk(tn, true, 256 + 2), 2);
+  EXPECT_EQ(chunk(make(64, 1001, 256, DType::f16, "nn"), false, 256), 2);
+  ProblemSpec tf32 = make(64, 512, 1001, DType::f32, "nt").spec();
+  tf32.allow_tf32 = true;
+  EXPECT_EQ(chunk(*Problem::create(tf32), true, 256), 4);
+  EXPECT_EQ(chunk(make(64, 512, 1001, DType::s8, "nt"), true, 256), 1);
 }
 
 TEST(WgmmaConfigSpace, ThePreludeIssuesTheDtypesInstructionWithOneOperandPerAccumulator) {

@@ -240,7 +240,7 @@ TEST(WgmmaLaunch, AlphaBetaAndPaddedLeadingDimensions) {
 }
 
 // Leading dimensions that are not a multiple of 16 bytes, which TMA cannot address: the kernel
-// reads a padded copy, made before it on every call (wgmma_padded_operand.h). A transposed A
+// reads a padded copy, made before it on every call (padded_operand.h). A transposed A
 // of 300 and 100 rows (tn, tt), a row-major B of odd width (nn), and k-major operands of odd k
 // in s8 and TF32 (nt: both padded); swapped configs among them.
 TEST(WgmmaLaunch, OperandsTmaCannotAddressAreReadFromPaddedCopies) {

@@ -96,6 +96,29 @@ TEST(Gpu, TuningListsEveryCublasLtAlgorithmAsAVerifiedChoice) {
   EXPECT_NE(report->best_choice(), nullptr);
 }
 
+// Leading dimensions that are not a multiple of 16 bytes (tn with m = 300: lda = 600 bytes; nn
+// with n = 1001): wgmma reads padded copies of them, and every such choice of a tuning must
+// pass the harness's check, as the session's pick must match the reference.
+TEST(Gpu, OperandsWithUnalignedLeadingDimensionsAreTunedOnPaddedCopies) {
+  REQUIRE_GPU();
+  auto session = *Session::create(gpu_options());
+  int wgmma = 0;
+  for (const Problem& p : {*Problem::create(300, 1024, 512, DType::bf16, "tn"),
+                           *Problem::create(136, 1001, 520, DType::f16, "nn")}) {
+    auto report = session->tune(p);
+    ASSERT_TRUE(report.is_ok()) << report.status().to_string();
+    for (const ChoiceReport& c : report->choices) {
+      if (c.backend != "wgmma") continue;
+      // Verified: timed in full, or pruned after a first short sample (correct, far slower).
+      const bool verified = c.status == ChoiceStatus::ok || c.status == ChoiceStatus::pruned;
+      EXPECT_TRUE(verified) << p.describe() << ": " << c.backend << " " << c.config.to_string() << ": " << c.reason;
+      wgmma += verified;
+    }
+    expect_session_matches_reference(*session, p);
+  }
+  EXPECT_GE(wgmma, 2);
+}
+
 // A JIT kernel that faults or hangs is caught in the worker; the caller's context survives.
 // A kernel that does to C whatever the test says, for the harness's own checks.
 class WritingKernel final : public Kernel {

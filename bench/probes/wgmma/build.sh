@@ -13,7 +13,7 @@ out=${1:-build/probes}
 mkdir -p "$out"
 cuda=${CUDA_HOME:-/usr/local/cuda}
 g++ -std=c++20 -O2 -Wall -Wextra -Iinclude -I"$cuda/include" \
-  bench/probes/wgmma/{wgmma_probe,kernels,problems,check,bench,stream_k}.cc src/backends/cuda/wgmma_kernel_source.cc src/backends/cuda/wgmma_tensor_map.cc src/backends/cuda/wgmma_padded_operand.cc \
+  bench/probes/wgmma/{wgmma_probe,kernels,problems,check,bench,stream_k}.cc src/backends/cuda/wgmma_kernel_source.cc src/backends/cuda/wgmma_tensor_map.cc src/backends/cuda/padded_operand.cc \
   src/backends/cuda/wgmma_config_space.cc src/backends/cuda/wgmma_config_checks.cc src/core/{status,dtype,problem,config,config_space}.cc \
   -L"$cuda/lib64" -L"$cuda/lib64/stubs" -lcudart -lnvrtc -lcublasLt -lcuda -lpthread -o "$out/wgmma_probe"
 echo "built $out/wgmma_probe"

@@ -22,6 +22,7 @@ gemmtune_embed_kernel(gemm_wgmma wgmma_stream_k.cuh)
 gemmtune_embed_kernel(gemm_skinny)
 gemmtune_embed_kernel(gemm_gemv)
 gemmtune_embed_kernel(verify)
+gemmtune_embed_kernel(pad_copy)
 # Not NVRTC: nvcc builds gemm_cutlass.cuh into a shared object at tuning time (cutlass_compiler.cc).
 gemmtune_embed_kernel(gemm_cutlass cutlass_abi.h)
 
@@ -36,7 +37,8 @@ set(GEMMTUNE_CUDA_NVRTC_SOURCES
   backends/cuda/wgmma_config_checks.cc
   backends/cuda/wgmma_kernel_source.cc
   backends/cuda/wgmma_tensor_map.cc
-  backends/cuda/wgmma_padded_operand.cc
+  backends/cuda/padded_operand.cc
+  backends/cuda/pad_copy_kernel.cc
   backends/cuda/skinny_backend.cc
   backends/cuda/skinny_config_space.cc
   backends/cuda/skinny_gemv.cc
@@ -48,4 +50,5 @@ set(GEMMTUNE_CUDA_NVRTC_SOURCES
   ${CMAKE_CURRENT_BINARY_DIR}/generated/gemm_skinny_source.cc
   ${CMAKE_CURRENT_BINARY_DIR}/generated/gemm_gemv_source.cc
   ${CMAKE_CURRENT_BINARY_DIR}/generated/verify_source.cc
+  ${CMAKE_CURRENT_BINARY_DIR}/generated/pad_copy_source.cc
   ${CMAKE_CURRENT_BINARY_DIR}/generated/gemm_cutlass_source.cc)

@@ -11,7 +11,8 @@
 #include "cuda_module.h"
 #include "launch_overlap.h"
 #include "wgmma_config_space.h"
-#include "wgmma_padded_operand.h"
+#include "pad_copy_kernel.h"
+#include "padded_operand.h"
 #include "worker_client.h"
 
 namespace gemmtune::cuda {
@@ -70,6 +71,10 @@ class WgmmaKernel final : public JitKernel {
     // The padded copies of operands TMA cannot address: A' first, B' at the next 256 bytes.
     const std::int64_t a_copy = padded_copy_bytes(mapping_.a);
     b_copy_offset_ = std::size_t((a_copy + 255) / 256 * 256);
+    if (mapping_.a.caller_ld != 0 || mapping_.b.caller_ld != 0) {
+      GEMMTUNE_ASSIGN_OR_RETURN(pad_copy_, pad_copy_function(device));
+      sm_count_ = device.sm_count;
+    }
     GEMMTUNE_RETURN_IF_ERROR(copies_.allocate(b_copy_offset_ + std::size_t(padded_copy_bytes(mapping_.b))));
     return scratch_.allocate(partial_bytes_ + std::size_t(w.counter_count(mapping_.m, mapping_.n)) * sizeof(int));
   }
@@ -148,10 +153,12 @@ class WgmmaKernel final : public JitKernel {
     if (problem_.k() == 0) return Status::ok();
     const bool swap = mapping_.instance.c_transposed;
     if (mapping_.a.caller_ld != 0) {
-      GEMMTUNE_RETURN_IF_ERROR(enqueue_padded_copy(mapping_.a, swap ? args.b : args.a, copy_of_a(), args.stream));
+      GEMMTUNE_RETURN_IF_ERROR(enqueue_pad_copy(pad_copy_, padded_copy_shape(mapping_.a), swap ? args.b : args.a,
+                                                copy_of_a(), args.stream, sm_count_));
     }
     if (mapping_.b.caller_ld != 0) {
-      GEMMTUNE_RETURN_IF_ERROR(enqueue_padded_copy(mapping_.b, swap ? args.a : args.b, copy_of_b(), args.stream));
+      GEMMTUNE_RETURN_IF_ERROR(enqueue_pad_copy(pad_copy_, padded_copy_shape(mapping_.b), swap ? args.a : args.b,
+                                                copy_of_b(), args.stream, sm_count_));
     }
     return Status::ok();
   }
@@ -171,6 +178,8 @@ class WgmmaKernel final : public JitKernel {
   SerializedScratch scratch_;  // split-k and stream-K partial sums and tile counters
   SerializedScratch copies_;   // padded copies of A' and B' (none where TMA reads the caller's)
   std::size_t b_copy_offset_ = 0;
+  CUfunction pad_copy_ = nullptr;  // kernels/pad_copy.cuh, where an operand is padded
+  int sm_count_ = 0;
 };
 
 class WgmmaBackend final : public Backend {

@@ -7,7 +7,7 @@
 #include "kernel_dtype_codes.h"
 #include "wgmma_config_space.h"
 #include "wgmma_limits.h"
-#include "wgmma_padded_operand.h"
+#include "padded_operand.h"
 #include "wgmma_tensor_map.h"
 
 namespace gemmtune::cuda {
@@ -48,11 +48,12 @@ int wgmma_block_k(DType input) { return 128 / int(dtype_size(input)); }
 WgmmaMapping wgmma_mapping(const Problem& p, const KernelConfig& c, const void* a, const void* b) {
   WgmmaMapping map;
   map.instance = wgmma_instance(p, c);
-  const int in = map.instance.in_code;
   // The user's A (m × k) and B as an n × k operand; swapped, A' = Bᵀ and B' = Aᵀ.
   // An operand whose rows TMA cannot address is read from a padded copy.
-  const WgmmaOperand user_a = padded_for_tma({a, in, p.a_layout() == Layout::col_major, p.m(), p.k(), p.lda(), 0});
-  const WgmmaOperand user_b = padded_for_tma({b, in, p.b_layout() == Layout::row_major, p.n(), p.k(), p.ldb(), 0});
+  const PaddedOperands padded = padded_operands(p);
+  WgmmaOperand user_a = padded.a, user_b = padded.b;
+  user_a.data = a;
+  user_b.data = b;
   const bool swap = c.swap_ab != 0;
   map.a = swap ? user_b : user_a;
   map.b = swap ? user_a : user_b;
@@ -84,12 +85,9 @@ Status check_wgmma_problem(const Problem& p) {
   }
   // TMA addresses each operand by its leading dimension in bytes (with k = 0 nothing is loaded:
   // C = beta·C); one it cannot address is read from a copy padded to one it can, up to a size.
-  const int in = input_code(p.a_type());
   if (p.k() == 0) return Status::ok();
-  for (const auto& [name, operand] :
-       {std::pair{"A", WgmmaOperand{nullptr, in, p.a_layout() == Layout::col_major, p.m(), p.k(), p.lda(), 0}},
-        std::pair{"B", WgmmaOperand{nullptr, in, p.b_layout() == Layout::row_major, p.n(), p.k(), p.ldb(), 0}}}) {
-    const WgmmaOperand read = padded_for_tma(operand);
+  const PaddedOperands padded = padded_operands(p);
+  for (const auto& [name, read] : {std::pair{"A", padded.a}, std::pair{"B", padded.b}}) {
     std::string why = padded_copy_problem(read);
     if (why.empty()) why = wgmma_operand_problem(read);
     if (!why.empty()) return unsupported(std::string("TMA cannot load ") + name + ": " + why);

@@ -18,7 +18,7 @@ struct WgmmaOperand {
   std::int64_t rows = 0, k = 0, ld = 0;
   int tile_rows = 128;     // rows of the CTA tile this operand fills per stage
   // > 0: the caller's leading dimension, which TMA cannot address; `data` is then a copy with
-  // leading dimension `ld` (wgmma_padded_operand.h).
+  // leading dimension `ld` (padded_operand.h).
   std::int64_t caller_ld = 0;
 };
 

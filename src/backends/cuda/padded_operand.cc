@@ -1,8 +1,6 @@
-#include "wgmma_padded_operand.h"
+#include "padded_operand.h"
 
-#include <cuda_runtime.h>
-
-#include "cuda_check.h"
+#include "kernel_dtype_codes.h"
 #include "wgmma_kernel_source.h"
 
 namespace gemmtune::cuda {
@@ -27,6 +25,12 @@ WgmmaOperand padded_for_tma(WgmmaOperand operand) {
   return operand;
 }
 
+PaddedOperands padded_operands(const Problem& p) {
+  const int in = input_code(p.a_type());
+  return {padded_for_tma({nullptr, in, p.a_layout() == Layout::col_major, p.m(), p.k(), p.lda(), 0}),
+          padded_for_tma({nullptr, in, p.b_layout() == Layout::row_major, p.n(), p.k(), p.ldb(), 0})};
+}
+
 std::int64_t padded_copy_bytes(const WgmmaOperand& operand) {
   if (operand.caller_ld == 0) return 0;
   return lines_of(operand) * operand.ld * wgmma_input_bytes(operand.in_code);
@@ -40,13 +44,9 @@ std::string padded_copy_problem(const WgmmaOperand& operand) {
          std::to_string(kMaxPaddedOperandBytes >> 20) + ")";
 }
 
-Status enqueue_padded_copy(const WgmmaOperand& operand, const void* caller, void* copy, void* stream) {
+PaddedCopyShape padded_copy_shape(const WgmmaOperand& operand) {
   const std::int64_t bytes = wgmma_input_bytes(operand.in_code);
-  if (lines_of(operand) == 0 || line_elements(operand) == 0) return Status::ok();
-  return check(cudaMemcpy2DAsync(copy, std::size_t(operand.ld * bytes), caller, std::size_t(operand.caller_ld * bytes),
-                                 std::size_t(line_elements(operand) * bytes), std::size_t(lines_of(operand)),
-                                 cudaMemcpyDeviceToDevice, static_cast<cudaStream_t>(stream)),
-               "cudaMemcpy2DAsync (wgmma operand padded for TMA)");
+  return {lines_of(operand), line_elements(operand) * bytes, operand.caller_ld * bytes, operand.ld * bytes};
 }
 
 }  // namespace gemmtune::cuda

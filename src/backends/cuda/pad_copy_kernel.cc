@@ -1,0 +1,63 @@
+#include "pad_copy_kernel.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include "cuda_module.h"
+#include "nvrtc_compiler.h"
+
+namespace gemmtune::cuda {
+
+std::vector<std::string> pad_copy_options(const CudaInfo& device) {
+  return {"--gpu-architecture=" + device.arch(), "-std=c++17", "-default-device"};
+}
+
+Result<CUfunction> pad_copy_function(const CudaInfo& device) {
+  static std::mutex mutex;
+  // Never destroyed: unloading at exit could follow the driver's own teardown.
+  static auto* loaded = new std::map<int, std::pair<CudaModule*, CUfunction>>();
+  std::lock_guard<std::mutex> lock(mutex);
+  if (auto it = loaded->find(device.index); it != loaded->end()) return it->second.second;
+  GEMMTUNE_ASSIGN_OR_RETURN(CubinArtifact artifact, obtain_cubin(pad_copy_source(), pad_copy_options(device)));
+  auto* module = new CudaModule();
+  if (Status s = module->load(device.index, artifact.cubin); !s.is_ok()) {
+    delete module;
+    return s;
+  }
+  auto function = module->function("gemmtune_pad_copy");
+  if (!function.is_ok()) {
+    delete module;
+    return function.status();
+  }
+  loaded->emplace(device.index, std::pair{module, *function});
+  return *function;
+}
+
+int pad_copy_chunk_bytes(const PaddedCopyShape& shape, const void* caller) {
+  const auto divides = [](std::int64_t chunk, std::int64_t value) { return value % chunk == 0; };
+  const auto address = std::int64_t(reinterpret_cast<std::uintptr_t>(caller) % 16);
+  for (int chunk : {8, 4, 2}) {
+    if (divides(chunk, shape.caller_pitch) && divides(chunk, shape.line_bytes) && divides(chunk, address)) return chunk;
+  }
+  return 1;
+}
+
+Status enqueue_pad_copy(CUfunction function, const PaddedCopyShape& shape, const void* caller, void* copy,
+                        void* stream, int sm_count) {
+  if (shape.lines == 0 || shape.line_bytes == 0) return Status::ok();
+  int chunk = pad_copy_chunk_bytes(shape, caller);
+  const char* src = static_cast<const char*>(caller);
+  char* dst = static_cast<char*>(copy);
+  long long src_pitch = shape.caller_pitch, dst_pitch = shape.copy_pitch;
+  unsigned line_bytes = unsigned(shape.line_bytes), lines = unsigned(shape.lines);
+  void* params[] = {&src, &src_pitch, &dst, &dst_pitch, &line_bytes, &lines, &chunk};
+  // A grid-stride loop: enough blocks to fill the SMs a few times over, no more.
+  constexpr unsigned kThreads = 256;
+  const std::int64_t chunks = shape.lines * (shape.line_bytes / chunk);
+  const auto blocks = unsigned(std::clamp<std::int64_t>((chunks + kThreads - 1) / kThreads, 1, std::int64_t(sm_count) * 16));
+  return enqueue_launch(function, blocks, 1, kThreads, 0, static_cast<CUstream>(stream), params, /*overlapped=*/false,
+                        "cuLaunchKernelEx(gemmtune_pad_copy)");
+}
+
+}  // namespace gemmtune::cuda
