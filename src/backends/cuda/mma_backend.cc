@@ -10,6 +10,7 @@
 #include "cuda_module.h"
 #include "kernel_dtype_codes.h"
 #include "mma_config_space.h"
+#include "padded_operand.h"
 #include "wgmma_config_space.h"
 #include "worker_client.h"
 
@@ -118,8 +119,11 @@ class MmaBackend final : public Backend {
   }
 
  private:
+  // Where wgmma would read a padded copy of an operand (padded_operand.h), this family, which
+  // reads the caller's rows, stays offered beside it: the copy may cost more than wgmma gains.
   bool wgmma_serves(const Problem& problem) const {
-    return device_.cc_major == 9 && device_.cc_minor == 0 && check_wgmma_problem(problem).is_ok();
+    return device_.cc_major == 9 && device_.cc_minor == 0 && check_wgmma_problem(problem).is_ok() &&
+           !padded_operands(problem).any();
   }
 
   const CudaInfo device_;

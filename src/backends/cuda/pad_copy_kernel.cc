@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <mutex>
 #include "cuda_module.h"
 #include "nvrtc_compiler.h"
@@ -19,19 +20,26 @@ Result<CUfunction> pad_copy_function(const CudaInfo& device) {
   static auto* loaded = new std::map<int, std::pair<CudaModule*, CUfunction>>();
   std::lock_guard<std::mutex> lock(mutex);
   if (auto it = loaded->find(device.index); it != loaded->end()) return it->second.second;
+  // The module from a cubin, or null where the driver will not load it.
+  const auto loaded_from = [&](const CubinArtifact& artifact) -> std::unique_ptr<CudaModule> {
+    auto module = std::make_unique<CudaModule>();
+    return module->load(device.index, artifact.cubin).is_ok() ? std::move(module) : nullptr;
+  };
   GEMMTUNE_ASSIGN_OR_RETURN(CubinArtifact artifact, obtain_cubin(pad_copy_source(), pad_copy_options(device)));
-  auto* module = new CudaModule();
-  if (Status s = module->load(device.index, artifact.cubin); !s.is_ok()) {
-    delete module;
-    return s;
+  std::unique_ptr<CudaModule> module = loaded_from(artifact);
+  if (module == nullptr) {
+    // A cached cubin the driver will not load is dropped and compiled again, once.
+    forget_cubin(artifact.key);
+    GEMMTUNE_ASSIGN_OR_RETURN(artifact, obtain_cubin(pad_copy_source(), pad_copy_options(device), /*recompile=*/true));
+    module = loaded_from(artifact);
+    if (module == nullptr) {
+      return Status(ErrorCode::unavailable,
+                    "the pad-copy kernel's cubin does not load on device " + std::to_string(device.index));
+    }
   }
-  auto function = module->function("gemmtune_pad_copy");
-  if (!function.is_ok()) {
-    delete module;
-    return function.status();
-  }
-  loaded->emplace(device.index, std::pair{module, *function});
-  return *function;
+  GEMMTUNE_ASSIGN_OR_RETURN(CUfunction function, module->function("gemmtune_pad_copy"));
+  loaded->emplace(device.index, std::pair{module.release(), function});
+  return function;
 }
 
 int pad_copy_chunk_bytes(const PaddedCopyShape& shape, const void* caller) {

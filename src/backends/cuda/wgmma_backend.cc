@@ -84,13 +84,8 @@ class WgmmaKernel final : public JitKernel {
   Status run(const GemmArgs& args) override {
     if (mapping_.m == 0 || mapping_.n == 0) return Status::ok();
     GEMMTUNE_RETURN_IF_ERROR(module_.make_current());
-    // Operands TMA cannot address are copied first, into buffers of this kernel's own: one
-    // call's copies at a time.
-    std::unique_lock<std::mutex> copying;
-    if (copies_.data() != nullptr) {
-      GEMMTUNE_ASSIGN_OR_RETURN(copying, copies_.begin(args.stream));
-      GEMMTUNE_RETURN_IF_ERROR(enqueue_copies(args));
-    }
+    // The maps need the pointers alone (a padded operand's are of its copy), so they come first:
+    // nothing is enqueued for a call they refuse.
     OperandMaps local;
     const OperandMaps* maps = &local;
     std::unique_lock<std::mutex> lock(cache_mutex_, std::try_to_lock);
@@ -111,17 +106,33 @@ class WgmmaKernel final : public JitKernel {
     void* params[] = {const_cast<CUtensorMap*>(&maps->map_a), const_cast<CUtensorMap*>(&maps->map_b),
                       const_cast<CUtensorMap*>(&maps->map_c), const_cast<CUtensorMap*>(&maps->map_c_tail),
                       &c, &m, &n, &k, &ldc, &alpha, &beta, &c_tma, &workspace, &counters, &early};
-    std::unique_lock<std::mutex> turn;
-    if (workspace != nullptr) {
-      GEMMTUNE_ASSIGN_OR_RETURN(turn, scratch_.begin(args.stream));
+    // Operands TMA cannot address are copied first, into buffers of this kernel's own, one
+    // call's copies at a time. A turn taken is given back (its event recorded) whatever fails
+    // after it, so a later call on another stream never waits on an event of an older call.
+    std::unique_lock<std::mutex> copying, turn;
+    Status status = Status::ok();
+    if (copies_.data() != nullptr) {
+      GEMMTUNE_ASSIGN_OR_RETURN(copying, copies_.begin(args.stream));
+      status = enqueue_copies(args);
+    }
+    if (status.is_ok() && workspace != nullptr) {
+      auto taken = scratch_.begin(args.stream);
+      if (taken.is_ok()) turn = std::move(taken).value();
+      status = taken.status();
     }
     // Overlapped with the previous kernel in the stream unless GEMMTUNE_PDL=off: the kernel
     // waits for it (griddepcontrol.wait) before it touches memory.
-    GEMMTUNE_RETURN_IF_ERROR(enqueue_launch(function_, grid_, 1, unsigned(w.threads()), unsigned(w.shared_bytes()),
-                                           static_cast<CUstream>(args.stream), params, overlapped_,
-                                           "cuLaunchKernelEx(gemmtune_gemm_wgmma)"));
-    if (workspace != nullptr) GEMMTUNE_RETURN_IF_ERROR(scratch_.finish(args.stream));
-    return copies_.data() != nullptr ? copies_.finish(args.stream) : Status::ok();
+    if (status.is_ok()) {
+      status = enqueue_launch(function_, grid_, 1, unsigned(w.threads()), unsigned(w.shared_bytes()),
+                              static_cast<CUstream>(args.stream), params, overlapped_,
+                              "cuLaunchKernelEx(gemmtune_gemm_wgmma)");
+    }
+    for (auto [held, scratch] : {std::pair{&turn, &scratch_}, std::pair{&copying, &copies_}}) {
+      if (!held->owns_lock()) continue;
+      const Status given_back = scratch->finish(args.stream);
+      if (status.is_ok()) status = given_back;
+    }
+    return status;
   }
 
   std::size_t workspace_bytes() const override { return scratch_.bytes() + copies_.bytes(); }
@@ -135,8 +146,14 @@ class WgmmaKernel final : public JitKernel {
     if (problem_.k() == 0) return Status::ok();  // C = beta·C: the kernel loads nothing
     WgmmaOperand a = mapping_.a, b = mapping_.b;
     const bool swap = mapping_.instance.c_transposed;
-    a.data = a.caller_ld != 0 ? copy_of_a() : swap ? args.b : args.a;
-    b.data = b.caller_ld != 0 ? copy_of_b() : swap ? args.a : args.b;
+    a.data = swap ? args.b : args.a;
+    b.data = swap ? args.a : args.b;
+    // A padded operand's map addresses its copy, whose rows TMA can.
+    for (auto [operand, copy] : {std::pair{&a, copy_of_a()}, std::pair{&b, copy_of_b()}}) {
+      if (operand->caller_ld == 0) continue;
+      operand->data = copy;
+      operand->caller_ld = 0;
+    }
     for (auto [operand, map, name] : {std::tuple{&a, &out.map_a, "A'"}, std::tuple{&b, &out.map_b, "B'"}}) {
       const std::string why = encode_wgmma_operand_map(*operand, map);
       if (!why.empty()) return unsupported(std::string("wgmma kernel cannot load operand ") + name + ": " + why);

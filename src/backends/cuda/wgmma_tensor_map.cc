@@ -62,6 +62,10 @@ std::string wgmma_operand_problem(const WgmmaOperand& o) {
 }
 
 std::string encode_wgmma_operand_map(const WgmmaOperand& o, CUtensorMap* map) {
+  if (o.caller_ld != 0) {
+    return "its rows are read from a padded copy (leading dimension " + std::to_string(o.ld) +
+           "), and the map was asked of the caller's (" + std::to_string(o.caller_ld) + ")";
+  }
   std::string problem = wgmma_operand_problem(o);
   if (!problem.empty()) return problem;
   const EncodeTiled encode = encode_tiled();

@@ -27,7 +27,8 @@ struct WgmmaOperand {
 std::string wgmma_operand_problem(const WgmmaOperand& operand);
 
 // Encodes the operand's map with the 128B swizzle the template reads (cuTensorMapEncodeTiled,
-// resolved from the driver at run time). Returns "" on success, else what failed.
+// resolved from the driver at run time). Returns "" on success, else what failed; an operand
+// still marked as the caller's rows of a padded one (caller_ld set) is refused.
 std::string encode_wgmma_operand_map(const WgmmaOperand& operand, CUtensorMap* map);
 
 // Whether a C' of this output type, size and leading dimension can be a TMA-store target
