@@ -81,7 +81,7 @@ install(FILES ${CMAKE_CURRENT_BINARY_DIR}/gemmtune-config.cmake ${CMAKE_CURRENT_
   DESTINATION ${GEMMTUNE_INSTALL_CMAKEDIR})
 
 # pkg-config: `pkg-config --cflags --libs gemmtune` (shared), `--static` adds what the archive needs.
-set(GEMMTUNE_PC_LIBS_PRIVATE "-lsqlite3")
+set(GEMMTUNE_PC_LIBS_PRIVATE "-lsqlite3 -lz")
 foreach(part ${GEMMTUNE_STATIC_OPTIONAL})
   if(part STREQUAL "xsmm")
     string(APPEND GEMMTUNE_PC_LIBS_PRIVATE " -lxsmm -lxsmmnoblas -lrt")

@@ -24,7 +24,11 @@ namespace gemmtune {
 
 inline constexpr const char* kCostModelFormat = "gemmtune-cost-model";
 // Every bump says why; models of another version are refused, never misread.
-inline constexpr int kCostModelVersion = 1;  // 1: first layout (XGBoost UBJSON booster, target ln(time_us))
+// 1: first layout (XGBoost UBJSON booster as base64, target ln(time_us)); 2: the booster
+// zlib-compressed ("booster_ubj_zlib_base64"), a quarter of the size. Models are written in 2;
+// both are read.
+inline constexpr int kCostModelVersion = 2;
+inline constexpr int kCostModelOldestVersion = 1;
 
 // The defaults keep a model of ~100k rows near 2 MB (the shipped models live in the repository)
 // with the held-out quality of models three times its size (docs/lut-and-model.md).
@@ -113,6 +117,9 @@ class CostModel {
   // Checks format, version, fields and checksum; corrupt_data naming what is wrong.
   static Result<std::shared_ptr<const CostModel>> load(const std::string& path);
   static Result<ModelInfo> read_info(const std::string& path);
+  // Rewrites the model file at `path` in this build's version (kCostModelVersion), its trees and
+  // everything it knows unchanged; needs no XGBoost. Returns the version it was of.
+  static Result<int> upgrade_file(const std::string& path);
   Status save(const std::string& path) const;
 
   const ModelInfo& info() const;

@@ -312,18 +312,14 @@ Result<std::shared_ptr<const CostModel>> CostModel::load(const std::string& path
 }
 
 Status CostModel::save(const std::string& path) const {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  // One line per top-level field keeps the file readable with the long booster on its own line.
-  const json document = cost_model_document(impl_->info, impl_->booster_bytes);
-  out << "{\n";
-  std::size_t i = 0;
-  for (const auto& [key, value] : document.items()) {
-    out << "  " << json(key).dump() << ": " << value.dump() << (++i < document.size() ? ",\n" : "\n");
-  }
-  out << "}\n";
-  out.close();
-  if (!out.good()) return Status(ErrorCode::io_error, "cannot write cost model " + path);
-  return Status::ok();
+  return write_cost_model_document(path, impl_->info, impl_->booster_bytes);
+}
+
+Result<int> CostModel::upgrade_file(const std::string& path) {
+  GEMMTUNE_ASSIGN_OR_RETURN(std::string text, read_file_text(path, "cost model"));
+  GEMMTUNE_ASSIGN_OR_RETURN(CostModelDocument document, parse_cost_model_document(text, path, /*with_booster=*/true));
+  GEMMTUNE_RETURN_IF_ERROR(write_cost_model_document(path, document.info, document.booster_bytes));
+  return document.version;
 }
 
 Status CostModel::check_trained_on(const std::string& device, const std::map<std::string, std::string>& versions) const {

@@ -1,12 +1,14 @@
 #include "cost_model_document.h"
 
 #include <cstdio>
+#include <fstream>
 #include <optional>
 #include <type_traits>
 
 #include "../core/json_reading.h"
 #include "../store/store_entry.h"
 #include "fast_top_k.h"
+#include "zlib_codec.h"
 
 namespace gemmtune {
 namespace {
@@ -94,17 +96,26 @@ Status read_field(const json& object, const char* name, T& out, const std::strin
   return Status::ok();
 }
 
+// The trees as a document holds them: base64 of UBJSON, zlib-compressed from version 2.
+constexpr const char* kBoosterField = "booster_ubj_base64";
+constexpr const char* kCompressedBoosterField = "booster_ubj_zlib_base64";
+struct EncodedBooster {
+  std::string base64;
+  bool compressed = false;
+};
+
 // The header of a model document, checked: format, version, checksum, every field's type.
-Result<ModelInfo> info_from_document(json document, const std::string& file, std::string* booster_base64) {
+Result<ModelInfo> info_from_document(json document, const std::string& file, EncodedBooster* booster,
+                                     int& version) {
   if (!document.is_object()) return bad(file, "is not a JSON object");
   std::string format;
   GEMMTUNE_RETURN_IF_ERROR(read_field(document, "format", format, file));
   if (format != kCostModelFormat) return bad(file, "'format' is \"" + format + "\", not \"" + kCostModelFormat + "\"");
-  int version = 0;
   GEMMTUNE_RETURN_IF_ERROR(read_field(document, "version", version, file));
-  if (version != kCostModelVersion) {
+  if (version < kCostModelOldestVersion || version > kCostModelVersion) {
     return bad(file, "is of version " + std::to_string(version) + "; this build reads " +
-                         std::to_string(kCostModelVersion) + " (retrain with `gemmtune model train`)");
+                         std::to_string(kCostModelOldestVersion) + " to " + std::to_string(kCostModelVersion) +
+                         " (retrain with `gemmtune model train`)");
   }
   std::string checksum;
   GEMMTUNE_RETURN_IF_ERROR(read_field(document, "checksum", checksum, file));
@@ -149,7 +160,11 @@ Result<ModelInfo> info_from_document(json document, const std::string& file, std
       return bad(file, "'fast.top_k' is " + std::to_string(info.fast_top_k) + ", not in 1..1000");
     }
   }
-  if (booster_base64 != nullptr) GEMMTUNE_RETURN_IF_ERROR(read_field(document, "booster_ubj_base64", *booster_base64, file));
+  if (booster != nullptr) {
+    booster->compressed = version >= 2;
+    GEMMTUNE_RETURN_IF_ERROR(read_field(document, booster->compressed ? kCompressedBoosterField : kBoosterField,
+                                        booster->base64, file));
+  }
   return info;
 }
 
@@ -183,7 +198,7 @@ json cost_model_document(const ModelInfo& info, const std::string& booster_bytes
                 {"shapes", info.training_shapes},
                 {"params", params_json(info.params)},
                 {"created_unix", info.created_unix}}},
-              {"booster_ubj_base64", base64_encode(booster_bytes)}};
+              {kCompressedBoosterField, base64_encode(zlib_compress(booster_bytes))}};
   if (!info.devices.empty()) out["devices"] = info.devices;
   if (info.fast_top_k > 0) {
     out["fast"] = {{"top_k", info.fast_top_k},
@@ -196,6 +211,25 @@ json cost_model_document(const ModelInfo& info, const std::string& booster_bytes
   return out;
 }
 
+Status write_cost_model_document(const std::string& path, const ModelInfo& info, const std::string& booster_bytes) {
+  // Written beside it and renamed over it: a write that fails leaves the file as it was.
+  const std::string partial = path + ".partial";
+  std::ofstream out(partial, std::ios::binary | std::ios::trunc);
+  const json document = cost_model_document(info, booster_bytes);
+  out << "{\n";
+  std::size_t i = 0;
+  for (const auto& [key, value] : document.items()) {
+    out << "  " << json(key).dump() << ": " << value.dump() << (++i < document.size() ? ",\n" : "\n");
+  }
+  out << "}\n";
+  out.close();
+  if (!out.good() || std::rename(partial.c_str(), path.c_str()) != 0) {
+    std::remove(partial.c_str());
+    return Status(ErrorCode::io_error, "cannot write cost model " + path);
+  }
+  return Status::ok();
+}
+
 Result<CostModelDocument> parse_cost_model_document(std::string_view text, const std::string& name, bool with_booster) {
   // Checked before parsing: the checksum dumps the document, which recurses once per level.
   if (!json_nests_within(text)) {
@@ -203,11 +237,14 @@ Result<CostModelDocument> parse_cost_model_document(std::string_view text, const
   }
   json document = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (document.is_discarded()) return bad(name, "is not valid JSON (truncated or damaged)");
-  std::string booster_base64;
+  EncodedBooster booster;
   CostModelDocument out;
-  GEMMTUNE_ASSIGN_OR_RETURN(out.info, info_from_document(std::move(document), name, with_booster ? &booster_base64 : nullptr));
+  GEMMTUNE_ASSIGN_OR_RETURN(out.info,
+                            info_from_document(std::move(document), name, with_booster ? &booster : nullptr, out.version));
   if (with_booster) {
-    auto bytes = base64_decode(booster_base64);
+    auto bytes = base64_decode(booster.base64);
+    if (!bytes.is_ok()) return bad(name, bytes.status().message());
+    if (booster.compressed) bytes = zlib_decompress(*bytes);
     if (!bytes.is_ok()) return bad(name, bytes.status().message());
     out.booster_bytes = std::move(bytes).value();
   }

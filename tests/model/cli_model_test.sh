@@ -87,6 +87,13 @@ if json "$tmp/devices.json" 'assert d["cost_model"]' 2>/dev/null; then
   "$CLI" model info "$tmp/model.json" --json >"$tmp/info.json"
   if json "$tmp/info.json" 'assert d["training_shapes"] == 4 and "cpu" in d["backends"] and d["problem_kinds"] == ["f32.f32.f32:nn"] and d["fast_top_k"] == 5 and not d["fast_top_k_fitted"]'; then
     ok "model info"; else bad "model info"; fi
+  # upgrade: a model of this build's version is rewritten as it is; what is no model is refused.
+  cp "$tmp/model.json" "$tmp/again.json"
+  if "$CLI" model upgrade "$tmp/again.json" >"$tmp/out" 2>"$tmp/err" && grep -q "version 2 -> 2" "$tmp/out" && \
+     "$CLI" model info "$tmp/again.json" --json >"$tmp/again-info.json" && cmp -s "$tmp/info.json" "$tmp/again-info.json"; then
+    ok "model upgrade"; else bad "model upgrade ($(cat "$tmp/err"))"; fi
+  expect "model upgrade without a file" 2 "model upgrade needs a MODEL file" model upgrade
+  expect "model upgrade of a file that is no model" 1 "not valid JSON" model upgrade "$tmp/heldout.csv"
   "$CLI" model eval --data "$tmp/heldout.csv" --model "$tmp/model.json" --top-k 3 --curve 5 --json >"$tmp/eval.json" 2>"$tmp/err"
   if json "$tmp/eval.json" 'assert d["k"] == 3 and d["shapes"] == 2 and 0 < d["quality_geomean"] <= 1 and 0 < d["time_fraction"] and len(d["curve"]) == 5 and len(d["per_shape"]) == 2'; then
     ok "model eval --json"; else bad "model eval ($(cat "$tmp/err"))"; fi

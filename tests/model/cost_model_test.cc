@@ -15,6 +15,7 @@
 #include "gemmtune/cost_model.h"
 #include "model/cost_model_document.h"
 #include "model/fast_top_k.h"
+#include "model/zlib_codec.h"
 #include "model/features.h"
 #include "store/store_entry.h"
 #include "store/temp_dir.h"
@@ -145,6 +146,102 @@ TEST_F(CostModelTest, DamagedModelFilesAreRefused) {
   auto cut = CostModel::load(dir.file("cut.json"));
   ASSERT_FALSE(cut.is_ok());
   EXPECT_NE(cut.status().message().find("not valid JSON"), std::string::npos);
+}
+
+// Base64 as a model file writes it (RFC 4648, padded).
+std::string base64_of(const std::string& bytes) {
+  static constexpr char digits[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  for (std::size_t i = 0; i < bytes.size(); i += 3) {
+    const std::size_t n = std::min<std::size_t>(3, bytes.size() - i);
+    std::uint32_t chunk = 0;
+    for (std::size_t j = 0; j < 3; ++j) chunk = chunk << 8 | (j < n ? std::uint8_t(bytes[i + j]) : 0u);
+    for (std::size_t j = 0; j < 4; ++j) out += j <= n ? digits[chunk >> (18 - 6 * j) & 63] : '=';
+  }
+  return out;
+}
+
+// A model is written in version 2, its trees zlib-compressed (a quarter of the size); a file of
+// version 1 (trees as plain UBJSON) still loads, and `upgrade_file` rewrites it in version 2
+// with the same trees and info. Damaged compressed trees and versions out of range are refused.
+TEST_F(CostModelTest, ModelFilesCarryTheirTreesCompressedAndVersionOneStillReads) {
+  TempDir dir;
+  const std::string path = dir.file("model.json");
+  ASSERT_TRUE(model_->save(path).is_ok());
+  std::ifstream in(path);
+  const nlohmann::json saved = nlohmann::json::parse(in);
+  EXPECT_EQ(saved["version"], 2);
+  EXPECT_TRUE(saved.contains("booster_ubj_zlib_base64"));
+  EXPECT_FALSE(saved.contains("booster_ubj_base64"));
+
+  // The same model as a version 1 file: the plain trees, resealed.
+  auto written = parse_cost_model_document(saved.dump(), path, /*with_booster=*/true);
+  ASSERT_TRUE(written.is_ok()) << written.status().message();
+  nlohmann::json old = saved;
+  old["version"] = 1;
+  old.erase("booster_ubj_zlib_base64");
+  old["booster_ubj_base64"] = base64_of(written->booster_bytes);
+  old["checksum"] = "";
+  old["checksum"] = json_checksum(old);
+  const std::string v1 = dir.file("v1.json");
+  std::ofstream(v1) << old.dump();
+  auto read_v1 = parse_cost_model_document(old.dump(), v1, true);
+  ASSERT_TRUE(read_v1.is_ok()) << read_v1.status().message();
+  EXPECT_EQ(read_v1->version, 1);
+  EXPECT_EQ(read_v1->booster_bytes, written->booster_bytes);
+  EXPECT_LT(saved.dump().size() * 2, old.dump().size()) << "compressed, the trees take well under half";
+
+  auto was = CostModel::upgrade_file(v1);
+  ASSERT_TRUE(was.is_ok()) << was.status().message();
+  EXPECT_EQ(*was, 1);
+  std::ifstream upgraded_in(v1);
+  const std::string upgraded((std::istreambuf_iterator<char>(upgraded_in)), std::istreambuf_iterator<char>());
+  auto upgraded_doc = parse_cost_model_document(upgraded, v1, true);
+  ASSERT_TRUE(upgraded_doc.is_ok()) << upgraded_doc.status().message();
+  EXPECT_EQ(upgraded_doc->version, 2);
+  EXPECT_TRUE(upgraded_doc->info == written->info);
+  EXPECT_EQ(upgraded_doc->booster_bytes, written->booster_bytes);
+
+  nlohmann::json damaged = saved;
+  damaged["booster_ubj_zlib_base64"] = base64_of("not a zlib stream");
+  damaged["checksum"] = "";
+  damaged["checksum"] = json_checksum(damaged);
+  auto refused = parse_cost_model_document(damaged.dump(), "damaged.json", true);
+  ASSERT_FALSE(refused.is_ok());
+  EXPECT_EQ(refused.status().code(), ErrorCode::corrupt_data);
+  EXPECT_NE(refused.status().message().find("damaged or truncated"), std::string::npos) << refused.status().message();
+  EXPECT_TRUE(parse_cost_model_document(damaged.dump(), "damaged.json", false).is_ok()) << "its info alone reads";
+
+  nlohmann::json future = saved;
+  future["version"] = 3;
+  future["checksum"] = "";
+  future["checksum"] = json_checksum(future);
+  auto too_new = parse_cost_model_document(future.dump(), "future.json", false);
+  ASSERT_FALSE(too_new.is_ok());
+  EXPECT_NE(too_new.status().message().find("reads 1 to 2"), std::string::npos) << too_new.status().message();
+  const Status missing = CostModel::upgrade_file(dir.file("missing.json")).status();
+  EXPECT_FALSE(missing.is_ok());
+  EXPECT_NE(missing.message().find("missing.json"), std::string::npos) << missing.message();
+}
+
+TEST(ZlibCodec, WholeStreamsRoundTripAndDamagedOnesAreRefused) {
+  std::string bytes;
+  for (int i = 0; i < 100000; ++i) bytes += char(i % 251 < 200 ? 'a' + i % 7 : i % 256);
+  const std::string stream = zlib_compress(bytes);
+  EXPECT_LT(stream.size(), bytes.size() / 2);
+  auto back = zlib_decompress(stream);
+  ASSERT_TRUE(back.is_ok()) << back.status().message();
+  EXPECT_EQ(*back, bytes);
+  EXPECT_EQ(*zlib_decompress(zlib_compress("")), "");
+  int refused = 0;
+  for (const std::string& bad : {stream.substr(0, stream.size() / 2), stream + "tail", std::string("\x78\x9c garbage"),
+                                 std::string()}) {
+    auto out = zlib_decompress(bad);
+    EXPECT_FALSE(out.is_ok());
+    EXPECT_EQ(out.status().code(), ErrorCode::corrupt_data);
+    refused += !out.is_ok();
+  }
+  EXPECT_EQ(refused, 4);
 }
 
 TEST(CostModelDocument, AnIntegerFieldThatIsAFloatOrOutOfRangeIsRefusedNamingIt) {

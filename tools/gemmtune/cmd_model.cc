@@ -1,4 +1,5 @@
-// gemmtune model: train the cost model on sweeps, evaluate it on held-out sweeps, show one
+// gemmtune model: train the cost model on sweeps, evaluate it on held-out sweeps, show one,
+// rewrite one in this build's layout
 // (docs/lut-and-model.md).
 #include <algorithm>
 #include <chrono>
@@ -21,6 +22,8 @@ constexpr const char* kModelSummary =
     "                                           geometric mean of exhaustive best / best of the top K,\n"
     "                                           and the fraction of exhaustive tuning time that costs\n"
     "  info MODEL                               what a model was trained on\n"
+    "  upgrade MODEL [MODEL...]                 rewrite model files of an older layout in this build's\n"
+    "                                           (the trees and all they know unchanged)\n"
     "eval takes --model MODEL, else the model in data/models trained on the sweep's device.";
 
 std::vector<OptionSpec> model_specs() {
@@ -241,16 +244,27 @@ int info(const Args& args, const std::string& path) {
   return kExitOk;
 }
 
+int upgrade(int argc, char** argv) {
+  if (argc < 4) return fail(invalid_argument("model upgrade needs a MODEL file"));
+  for (int i = 3; i < argc; ++i) {
+    auto was = CostModel::upgrade_file(argv[i]);
+    if (!was.is_ok()) return fail(was.status());
+    std::printf("%s: version %d -> %d\n", argv[i], *was, kCostModelVersion);
+  }
+  return kExitOk;
+}
+
 }  // namespace
 
 int run_model(int argc, char** argv) {
   const std::vector<OptionSpec> specs = model_specs();
   if (asks_for_help(argc, argv)) {
-    std::cout << usage("model train|eval|info", kModelSummary, specs);
+    std::cout << usage("model train|eval|info|upgrade", kModelSummary, specs);
     return kExitOk;
   }
-  if (argc < 3) return fail(invalid_argument("model needs a subcommand: train, eval or info MODEL"));
+  if (argc < 3) return fail(invalid_argument("model needs a subcommand: train, eval, info MODEL or upgrade MODEL"));
   const std::string sub = argv[2];
+  if (sub == "upgrade") return upgrade(argc, argv);
   if (sub != "train" && sub != "eval" && sub != "info") {
     return fail(invalid_argument("unknown model subcommand '" + sub + "' (see gemmtune model --help)"));
   }
