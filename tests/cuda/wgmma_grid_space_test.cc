@@ -10,6 +10,7 @@
 
 #include "backends/cuda/kernels/wgmma_stream_k.cuh"
 #include "backends/cuda/wgmma_backend.h"
+#include "backends/cuda/padded_operand.h"
 #include "backends/cuda/wgmma_config_space.h"
 #include "core/config_space.h"
 #include "cuda/h100.h"
@@ -289,6 +290,34 @@ RC_GTEST_PROP(WgmmaConfigSpace, EveryOfferedConfigIsAcceptedForAnyProblem, ()) {
     RC_ASSERT(seen.insert(c.to_string()).second);
     RC_ASSERT(c.block_m <= 256 && c.block_n <= 256 && c.block_n % 8 == 0);
     RC_ASSERT(wgmma_mapping(p, c).instance.shared_bytes() <= h100().shared_memory_per_block_optin);
+  }
+}
+
+// Dims of any size, so leading dimensions that are not multiples of 16 bytes: every config the
+// space offers is accepted, and the operands the kernel reads have leading dimensions TMA can
+// address; an operand is padded exactly where the caller's could not be, to the next multiple of
+// 16 bytes, its copy within the cap.
+RC_GTEST_PROP(WgmmaConfigSpace, OperandsOfAnyLeadingDimensionAreReadFromAddressableRows, ()) {
+  const DType type = *rc::gen::element(DType::f16, DType::bf16, DType::s8, DType::f32);
+  const bool k_major_only = type == DType::s8 || type == DType::f32;
+  const char* layout = k_major_only ? "nt" : *rc::gen::element("nn", "nt", "tn", "tt");
+  const std::int64_t m = *rc::gen::inRange<std::int64_t>(1, 3000);
+  const std::int64_t n = *rc::gen::inRange<std::int64_t>(1, 3000);
+  const std::int64_t k = *rc::gen::inRange<std::int64_t>(1, 3000);
+  const Problem p = wgmma_problem(m, n, k, type, layout);
+  const std::int64_t bytes = std::int64_t(dtype_size(type));
+  const auto configs = wgmma_configs(p, *rc::gen::element(SearchSpace::default_space, SearchSpace::exhaustive), h100());
+  RC_ASSERT(!configs.empty());
+  for (const KernelConfig& c : configs) {
+    RC_ASSERT(wgmma_can_implement(p, c, h100()).is_ok());
+    const WgmmaMapping map = wgmma_mapping(p, c);
+    for (const WgmmaOperand& o : {map.a, map.b}) {
+      RC_ASSERT(o.ld * bytes % 16 == 0);
+      if (o.caller_ld == 0) continue;
+      RC_ASSERT(o.caller_ld * bytes % 16 != 0);
+      RC_ASSERT(o.ld > o.caller_ld && (o.ld - o.caller_ld) * bytes < 16);
+      RC_ASSERT(padded_copy_bytes(o) > 0 && padded_copy_bytes(o) <= kMaxPaddedOperandBytes);
+    }
   }
 }
 
