@@ -1,11 +1,10 @@
 // Copies an operand's lines into a buffer whose lines start every `dst_pitch` bytes, for
 // kernels that read through TMA, which needs pitches of 16-byte multiples (padded_operand.h).
 // Compiled at run time by NVRTC. One thread a chunk of 8, 4, 2 or 1 bytes, the widest that
-// divides the source's pitch, its line and its address (a bf16 line of 300 elements: 8 bytes;
-// a pitch of 16 bytes needs no copy); the
-// lines' chunks are numbered in one 32-bit index, so each warp reads consecutive bytes.
-// (cudaMemcpy2DAsync, which did this before, left a padded bf16 tn 300x4096x4096 product some
-// 10 us behind the aligned one on the H200.)
+// divides the source's pitch, its line and its address (a bf16 line of 300 elements: 8 bytes; a
+// pitch of 16 bytes needs no copy); the lines' chunks are numbered in one 32-bit index, so each
+// warp reads consecutive bytes. (cudaMemcpy2DAsync did the copy before: an nn 300x4100x4096 bf16
+// product with its copy of B took 68.0 us on the H200, against 42.8 with this kernel.)
 
 template <class Chunk>
 __device__ __forceinline__ void gt_copy_lines(const char* __restrict__ src, long long src_pitch, char* __restrict__ dst,
