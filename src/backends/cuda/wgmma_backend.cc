@@ -2,17 +2,19 @@
 #include "wgmma_backend.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <mutex>
+#include <optional>
 
 #include "cubin_cache.h"
 #include "cuda_backends.h"
 #include "cuda_check.h"
 #include "cuda_module.h"
 #include "launch_overlap.h"
-#include "wgmma_config_space.h"
 #include "pad_copy_kernel.h"
 #include "padded_operand.h"
+#include "wgmma_config_space.h"
 #include "worker_client.h"
 
 namespace gemmtune::cuda {
@@ -63,19 +65,25 @@ class WgmmaKernel final : public JitKernel {
     // Split-k and stream-K: the partial sums, then one counter a tile (and consumer).
     partial_bytes_ = std::size_t(w.workspace_bytes(mapping_.m, mapping_.n, grid_));
     overlapped_ = launch_overlap() != LaunchOverlap::off;
-    // GEMMTUNE_PDL=weights: the problem's B, the weights, loads before the wait; the kernel sees
-    // it as A' where the mapping swapped the operands. Not where it reads a padded copy, which
-    // the copy before it in the stream writes.
-    const bool b_padded = (w.c_transposed ? mapping_.a : mapping_.b).caller_ld != 0;
-    if (launch_overlap() == LaunchOverlap::weights && !b_padded) early_ = w.c_transposed ? 1 : 2;
-    // The padded copies of operands TMA cannot address: A' first, B' at the next 256 bytes.
-    const std::int64_t a_copy = padded_copy_bytes(mapping_.a);
-    b_copy_offset_ = std::size_t((a_copy + 255) / 256 * 256);
-    if (mapping_.a.caller_ld != 0 || mapping_.b.caller_ld != 0) {
+    // The padded copies of operands TMA cannot address, in one buffer, each at a multiple of 256
+    // bytes.
+    std::size_t copy_bytes = 0;
+    for (std::size_t i = 0; i < 2; ++i) {
+      const WgmmaOperand& operand = i == 0 ? mapping_.a : mapping_.b;
+      if (operand.caller_ld == 0) continue;
+      copies_of_[i] = PaddedCopy{copy_bytes, padded_copy_shape(operand)};
+      copy_bytes += std::size_t((padded_copy_bytes(operand) + 255) / 256 * 256);
+    }
+    if (copy_bytes > 0) {
       GEMMTUNE_ASSIGN_OR_RETURN(pad_copy_, pad_copy_function(device));
       sm_count_ = device.sm_count;
     }
-    GEMMTUNE_RETURN_IF_ERROR(copies_.allocate(b_copy_offset_ + std::size_t(padded_copy_bytes(mapping_.b))));
+    // GEMMTUNE_PDL=weights: the problem's B, the weights, loads before the wait; the kernel sees
+    // it as A' where the mapping swapped the operands. Not where it reads a padded copy, which
+    // the copy before it in the stream writes.
+    const std::size_t weights = w.c_transposed ? 0 : 1;
+    if (launch_overlap() == LaunchOverlap::weights && !copies_of_[weights]) early_ = int(weights) + 1;
+    GEMMTUNE_RETURN_IF_ERROR(copies_.allocate(copy_bytes));
     return scratch_.allocate(partial_bytes_ + std::size_t(w.counter_count(mapping_.m, mapping_.n)) * sizeof(int));
   }
 
@@ -145,13 +153,10 @@ class WgmmaKernel final : public JitKernel {
     out.c_tma = 0;
     if (problem_.k() == 0) return Status::ok();  // C = beta·C: the kernel loads nothing
     WgmmaOperand a = mapping_.a, b = mapping_.b;
-    const bool swap = mapping_.instance.c_transposed;
-    a.data = swap ? args.b : args.a;
-    b.data = swap ? args.a : args.b;
+    const std::array<const void*, 2> callers = caller_operands(args);
     // A padded operand's map addresses its copy, whose rows TMA can.
-    for (auto [operand, copy] : {std::pair{&a, copy_of_a()}, std::pair{&b, copy_of_b()}}) {
-      if (operand->caller_ld == 0) continue;
-      operand->data = copy;
+    for (auto [i, operand] : {std::pair{0, &a}, std::pair{1, &b}}) {
+      operand->data = copies_of_[i] ? copy(i) : callers[i];
       operand->caller_ld = 0;
     }
     for (auto [operand, map, name] : {std::tuple{&a, &out.map_a, "A'"}, std::tuple{&b, &out.map_b, "B'"}}) {
@@ -165,22 +170,23 @@ class WgmmaKernel final : public JitKernel {
     return Status::ok();
   }
 
-  // The caller's A' and B' copied into copy_of_a() and copy_of_b() where they are padded.
+  // The caller's A' and B' (the problem's B and A where the mapping swapped them).
+  std::array<const void*, 2> caller_operands(const GemmArgs& args) const {
+    if (mapping_.instance.c_transposed) return {args.b, args.a};
+    return {args.a, args.b};
+  }
+  void* copy(std::size_t i) const { return static_cast<char*>(copies_.data()) + copies_of_[i]->offset; }
+
+  // The caller's A' and B' copied where they are padded.
   Status enqueue_copies(const GemmArgs& args) const {
-    if (problem_.k() == 0) return Status::ok();
-    const bool swap = mapping_.instance.c_transposed;
-    if (mapping_.a.caller_ld != 0) {
-      GEMMTUNE_RETURN_IF_ERROR(enqueue_pad_copy(pad_copy_, padded_copy_shape(mapping_.a), swap ? args.b : args.a,
-                                                copy_of_a(), args.stream, sm_count_));
-    }
-    if (mapping_.b.caller_ld != 0) {
-      GEMMTUNE_RETURN_IF_ERROR(enqueue_pad_copy(pad_copy_, padded_copy_shape(mapping_.b), swap ? args.a : args.b,
-                                                copy_of_b(), args.stream, sm_count_));
+    const std::array<const void*, 2> callers = caller_operands(args);
+    for (std::size_t i = 0; i < 2; ++i) {
+      if (!copies_of_[i]) continue;
+      GEMMTUNE_RETURN_IF_ERROR(
+          enqueue_pad_copy(pad_copy_, copies_of_[i]->shape, callers[i], copy(i), args.stream, sm_count_));
     }
     return Status::ok();
   }
-  void* copy_of_a() const { return copies_.data(); }
-  void* copy_of_b() const { return static_cast<char*>(copies_.data()) + b_copy_offset_; }
 
   const Problem problem_;
   const WgmmaMapping mapping_;
@@ -193,8 +199,13 @@ class WgmmaKernel final : public JitKernel {
   OperandMaps cache_;
   std::size_t partial_bytes_ = 0;
   SerializedScratch scratch_;  // split-k and stream-K partial sums and tile counters
-  SerializedScratch copies_;   // padded copies of A' and B' (none where TMA reads the caller's)
-  std::size_t b_copy_offset_ = 0;
+  // A padded operand's copy: where it lies in copies_, and its lines.
+  struct PaddedCopy {
+    std::size_t offset;
+    PaddedCopyShape shape;
+  };
+  std::array<std::optional<PaddedCopy>, 2> copies_of_;  // A', B': set where the operand is padded
+  SerializedScratch copies_;   // the padded copies (none where TMA reads the caller's rows)
   CUfunction pad_copy_ = nullptr;  // kernels/pad_copy.cuh, where an operand is padded
   int sm_count_ = 0;
 };

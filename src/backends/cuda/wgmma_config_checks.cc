@@ -5,9 +5,9 @@
 #include <utility>
 
 #include "kernel_dtype_codes.h"
+#include "padded_operand.h"
 #include "wgmma_config_space.h"
 #include "wgmma_limits.h"
-#include "padded_operand.h"
 #include "wgmma_tensor_map.h"
 
 namespace gemmtune::cuda {
