@@ -5,7 +5,14 @@
 // cuBLASLt is column-major; gemmtune's C is row-major. Row-major C (m×n) is column-major Cᵀ
 // (n×m), and Cᵀ = Bᵀ·Aᵀ, so cuBLASLt's "A" is our B and its "B" our A. A row-major operand
 // read column-major is its own transpose, which decides each op below.
+#include <algorithm>
+#include <cstdint>
+#include <deque>
+#include <iterator>
 #include <mutex>
+#include <optional>
+#include <string>
+#include <utility>
 
 #include "cuda_backends.h"
 #include "cublaslt_library.h"
@@ -81,13 +88,54 @@ Status make_plan(const Problem& p, MatmulPlan& plan) {
   return Status::ok();
 }
 
-// The heuristic's ranked algorithms for a problem (at most kMaxAlgorithms).
-Result<std::vector<cublasLtMatmulHeuristicResult_t>> heuristics(cublasLtHandle_t handle, const MatmulPlan& plan) {
+// The alignment of each of our operands' addresses, in bytes: the largest power of two that
+// divides it, up to 256, which is what cuBLASLt's heuristics assume unless told less.
+constexpr std::uint32_t kAssumedAlignment = 256;
+struct Alignments {
+  std::uint32_t a = kAssumedAlignment, b = kAssumedAlignment, c = kAssumedAlignment;
+  bool operator==(const Alignments&) const = default;
+  bool meets(const Alignments& needed) const { return a >= needed.a && b >= needed.b && c >= needed.c; }
+};
+
+std::uint32_t address_alignment(const void* p) {
+  const std::uintptr_t address = reinterpret_cast<std::uintptr_t>(p);
+  const std::uintptr_t lowest_bit = address & (~address + 1);
+  return lowest_bit == 0 || lowest_bit > kAssumedAlignment ? kAssumedAlignment : std::uint32_t(lowest_bit);
+}
+
+Alignments alignments_of(const GemmArgs& args) {
+  return {address_alignment(args.a), address_alignment(args.b), address_alignment(args.c)};
+}
+
+// The alignments an algorithm needs of our A, B and C (its capabilities; 256 where the library
+// does not say). cuBLASLt's A is our B and its B our A; C is read and D written at one address.
+Alignments needed_by(const CublasLtApi& api, const cublasLtMatmulAlgo_t& algo) {
+  auto cap = [&](cublasLtMatmulAlgoCapAttributes_t which) {
+    std::uint32_t value = 0;
+    std::size_t written = 0;
+    const bool known = api.algo_cap(&algo, which, &value, sizeof value, &written) == CUBLAS_STATUS_SUCCESS &&
+                       written == sizeof value && value > 0;
+    return known ? value : kAssumedAlignment;
+  };
+  return {cap(CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_B_BYTES), cap(CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_A_BYTES),
+          std::max(cap(CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_C_BYTES), cap(CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_D_BYTES))};
+}
+
+// The heuristic's ranked algorithms for a problem (at most kMaxAlgorithms) whose workspace fits
+// `max_workspace` and that read operands of the `given` alignments.
+Result<std::vector<cublasLtMatmulHeuristicResult_t>> heuristics(cublasLtHandle_t handle, const MatmulPlan& plan,
+                                                                std::size_t max_workspace = kMaxWorkspaceBytes,
+                                                                const Alignments& given = {}) {
   const CublasLtApi& api = plan.api;
   cublasLtMatmulPreference_t preference = nullptr;
   GEMMTUNE_RETURN_IF_ERROR(check(api.preference_create(&preference), "cublasLtMatmulPreferenceCreate"));
-  std::size_t workspace = kMaxWorkspaceBytes;
-  api.preference_set(preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace, sizeof workspace);
+  api.preference_set(preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &max_workspace, sizeof max_workspace);
+  for (auto [which, bytes] : {std::pair{CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, given.b},
+                              std::pair{CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, given.a},
+                              std::pair{CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, given.c},
+                              std::pair{CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, given.c}}) {
+    api.preference_set(preference, which, &bytes, sizeof bytes);
+  }
   std::vector<cublasLtMatmulHeuristicResult_t> results(kMaxAlgorithms);
   int found = 0;
   cublasStatus_t status = api.heuristic(handle, plan.desc, plan.x, plan.y, plan.c, plan.c, preference,
@@ -99,25 +147,32 @@ Result<std::vector<cublasLtMatmulHeuristicResult_t>> heuristics(cublasLtHandle_t
   return results;
 }
 
+// One ranked algorithm of one problem. Tuning and the tuned pick see cudaMalloc's 256-byte
+// aligned operands; a call whose operands lie less aligned than the algorithm needs (a view
+// into a larger buffer) runs the heuristic's first algorithm for those alignments instead,
+// looked up on the first such call, as PyTorch asks cuBLASLt for each call's alignments.
 class CublasLtKernel final : public Kernel {
  public:
   CublasLtKernel(const Problem& problem, cublasLtHandle_t handle, std::unique_ptr<MatmulPlan> plan,
                  cublasLtMatmulAlgo_t algo, void* workspace, std::size_t workspace_bytes)
-      : problem_(problem), handle_(handle), plan_(std::move(plan)), algo_(algo), workspace_(workspace),
-        workspace_bytes_(workspace_bytes) {}
+      : problem_(problem), handle_(handle), plan_(std::move(plan)), algo_(algo),
+        needed_(needed_by(plan_->api, algo_)), workspace_(workspace), workspace_bytes_(workspace_bytes) {}
   ~CublasLtKernel() override {
     if (workspace_ != nullptr) cudaFree(workspace_);
   }
 
   Status run(const GemmArgs& args) override {
-    const float alpha_f = float(problem_.alpha()), beta_f = float(problem_.beta());
-    const std::int32_t alpha_i = std::int32_t(problem_.alpha()), beta_i = std::int32_t(problem_.beta());
-    const void* alpha = plan_->integer ? static_cast<const void*>(&alpha_i) : &alpha_f;
-    const void* beta = plan_->integer ? static_cast<const void*>(&beta_i) : &beta_f;
-    return check(plan_->api.matmul(handle_, plan_->desc, alpha, args.b, plan_->x, args.a, plan_->y, beta, args.c,
-                                   plan_->c, args.c, plan_->c, &algo_, workspace_, workspace_bytes_,
-                                   static_cast<cudaStream_t>(args.stream)),
-                 "cublasLtMatmul");
+    const cublasLtMatmulAlgo_t* algo = &algo_;
+    const Alignments given = alignments_of(args);
+    if (!given.meets(needed_)) [[unlikely]] {
+      GEMMTUNE_ASSIGN_OR_RETURN(algo, algorithm_for(given));
+      Status status = matmul(args, algo);
+      // The heuristics may offer an algorithm that then refuses the call (s8 at a 1-byte
+      // alignment): remembered, so that later such calls are refused at once.
+      if (status.code() == ErrorCode::unsupported) forget_algorithm_for(given);
+      return status;
+    }
+    return matmul(args, algo);
   }
   std::size_t workspace_bytes() const override { return workspace_bytes_; }
   // The heuristic's rank names no algorithm: whether two runs timed the same code shows here.
@@ -138,12 +193,55 @@ class CublasLtKernel final : public Kernel {
   }
 
  private:
+  Status matmul(const GemmArgs& args, const cublasLtMatmulAlgo_t* algo) const {
+    const float alpha_f = float(problem_.alpha()), beta_f = float(problem_.beta());
+    const std::int32_t alpha_i = std::int32_t(problem_.alpha()), beta_i = std::int32_t(problem_.beta());
+    const void* alpha = plan_->integer ? static_cast<const void*>(&alpha_i) : &alpha_f;
+    const void* beta = plan_->integer ? static_cast<const void*>(&beta_i) : &beta_f;
+    return check(plan_->api.matmul(handle_, plan_->desc, alpha, args.b, plan_->x, args.a, plan_->y, beta, args.c,
+                                   plan_->c, args.c, plan_->c, algo, workspace_, workspace_bytes_,
+                                   static_cast<cudaStream_t>(args.stream)),
+                 "cublasLtMatmul");
+  }
+
+  // The algorithm for operands of these alignments, looked up once (and so is its absence);
+  // the deque keeps each where it is while later ones are added.
+  Result<const cublasLtMatmulAlgo_t*> algorithm_for(const Alignments& given) {
+    std::lock_guard lock(others_mutex_);
+    auto it = std::find_if(others_.begin(), others_.end(), [&](const Other& o) { return o.alignments == given; });
+    if (it == others_.end()) {
+      auto found = heuristics(handle_, *plan_, workspace_bytes_, given);
+      others_.push_back(Other{given, found.is_ok() ? std::optional(found->front().algo) : std::nullopt});
+      it = std::prev(others_.end());
+    }
+    if (!it->algo || it->refused) {
+      return unsupported("cuBLASLt has no algorithm for A, B and C aligned to " + std::to_string(given.a) + ", " +
+                         std::to_string(given.b) + " and " + std::to_string(given.c) + " bytes");
+    }
+    return &*it->algo;
+  }
+  // Another thread may be running the algorithm still: it is marked, not dropped.
+  void forget_algorithm_for(const Alignments& given) {
+    std::lock_guard lock(others_mutex_);
+    for (Other& other : others_) {
+      if (other.alignments == given) other.refused = true;
+    }
+  }
+
   Problem problem_;
   cublasLtHandle_t handle_;
   std::unique_ptr<MatmulPlan> plan_;
   cublasLtMatmulAlgo_t algo_;
+  Alignments needed_;
   void* workspace_;
   std::size_t workspace_bytes_;
+  struct Other {
+    Alignments alignments;
+    std::optional<cublasLtMatmulAlgo_t> algo;  // none: the heuristics have none for them
+    bool refused = false;                      // cublasLtMatmul refused the one they gave
+  };
+  std::mutex others_mutex_;
+  std::deque<Other> others_;
 };
 
 class CublasLtBackend final : public Backend {
