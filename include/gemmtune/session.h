@@ -23,8 +23,14 @@ namespace gemmtune {
 
 class SessionStore;
 class Session;
+class Backend;
 // The session's tuning store, or null when it has none; for gemmtune's own multi-kernel ops.
 SessionStore* session_store(Session& session);
+// A call that the kernel serving `problem` refused where its operands lie (`refused`, code
+// unsupported: an address off TMA's 16-byte grid), run by a kernel of the session's that reads
+// any address; for gemmtune's own multi-kernel ops, as Session::gemm does it for its own calls.
+Status run_at_any_address(Session& session, const Problem& problem, const void* a, const void* b, void* c,
+                          void* stream, const Status& refused);
 
 // $GEMMTUNE_LUT and $GEMMTUNE_MODEL; "" when unset.
 std::string lut_path_from_env();
@@ -141,6 +147,12 @@ class Session {
   struct Impl;
   explicit Session(std::unique_ptr<Impl> impl);
   friend SessionStore* session_store(Session& session);
+  // Session::create on the device's own backends; tests give backends that behave as they say
+  // (src/session/session_testing.h).
+  friend Result<std::unique_ptr<Session>> create_session(SessionOptions options, DeviceInfo device,
+                                                         std::vector<std::unique_ptr<Backend>> backends);
+  friend Status run_at_any_address(Session& session, const Problem& problem, const void* a, const void* b, void* c,
+                                   void* stream, const Status& refused);
   std::unique_ptr<Impl> impl_;
 };
 

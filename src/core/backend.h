@@ -70,6 +70,11 @@ class Backend {
     (void)config;
     return 0;
   }
+  // Whether its kernels run a call wherever the operands lie. Kernels that move operands in
+  // 16-byte pieces (TMA, vector loads) refuse a call with an operand off that grid, as
+  // `unsupported` and before anything is enqueued; the session then runs that call with the
+  // first backend that reads any address.
+  virtual bool reads_any_address() const { return true; }
   // Configs that do all of the library's own work per call (Session::per_call_configs), which
   // may lie outside configs(): libxsmm's lookup on every call is never a candidate, as it is
   // never faster than the kernel looked up once. By default every config already is one.

@@ -550,8 +550,15 @@ Status GemmOp::run(std::int64_t m, std::int64_t n, std::int64_t k, const void* a
   if (routed == nullptr) {
     GEMMTUNE_ASSIGN_OR_RETURN(routed, impl_->resolve(m, n, k));
   }
-  if (routed->watched.load(std::memory_order_relaxed)) return impl_->run_watched(*routed, m, n, k, a, b, c, stream);
-  return routed->active.load(std::memory_order_acquire)->run(a, b, c, stream);
+  Status status = routed->watched.load(std::memory_order_relaxed)
+                      ? impl_->run_watched(*routed, m, n, k, a, b, c, stream)
+                      : routed->active.load(std::memory_order_acquire)->run(a, b, c, stream);
+  // The sub-kernel cannot read an operand where it lies (an address off TMA's 16-byte grid).
+  if (status.code() == ErrorCode::unsupported) [[unlikely]] {
+    GEMMTUNE_ASSIGN_OR_RETURN(Problem problem, problem_at(m, n, k));
+    return run_at_any_address(impl_->session, problem, a, b, c, stream, status);
+  }
+  return status;
 }
 
 Result<int> GemmOp::route(std::int64_t m, std::int64_t n, std::int64_t k) {

@@ -20,6 +20,7 @@
 #include "../core/invariant.h"
 #include "../core/lock_free_map.h"
 #include "session_options.h"
+#include "session_testing.h"
 #include "../core/warnings.h"
 #include "../tuning/sweep_measure.h"
 #include "gemmtune/cost_model.h"
@@ -171,6 +172,61 @@ struct Session::Impl {
   // first shape. routing_mutex orders route decisions; the ops tune through tune_mutex.
   std::mutex routing_mutex;
   std::map<std::string, std::unique_ptr<GemmOp>> families;
+
+  // Kernels for the calls an installed kernel refused where their operands lie (an address off
+  // TMA's 16-byte grid: a view into a larger buffer): per key, a kernel of each backend that
+  // reads any address, in the backends' order, each prepared when a call first needs it (the
+  // next serves where one still refuses, as cuBLASLt may for some alignments) and then kept.
+  struct AnyAddress {
+    std::vector<std::unique_ptr<Kernel>> kernels;  // never shrinks: a kernel lives as long as the session
+    std::size_t backends_tried = 0;
+    std::string reasons;  // why the backends tried gave no kernel
+  };
+  std::mutex any_address_mutex;
+  std::unordered_map<DispatchKey, AnyAddress, DispatchKeyHash> any_address;
+
+  // The i-th kernel for such calls of `key`, prepared now if need be; unsupported past the last.
+  Result<Kernel*> any_address_kernel(const Problem& problem, const DispatchKey& key, std::size_t i,
+                                     const Status& refused) {
+    std::lock_guard lock(any_address_mutex);
+    AnyAddress& entry = any_address[key];
+    while (entry.kernels.size() <= i) {
+      if (entry.backends_tried == backends.size()) {
+        return unsupported("no backend that reads operands at any address can run it" + entry.reasons);
+      }
+      const Backend& backend = *backends[entry.backends_tried++];
+      if (!backend.reads_any_address()) continue;
+      // A family may leave a problem out of its default space where another serves it better
+      // (mma where wgmma does, on Hopper): its exhaustive space still has it.
+      std::vector<KernelConfig> configs = backend.configs(problem, SearchSpace::default_space);
+      if (configs.empty()) configs = backend.configs(problem, SearchSpace::exhaustive);
+      if (configs.empty()) continue;
+      auto kernel = prepare_checked(backend, problem, configs.front());
+      if (!kernel.is_ok()) {
+        entry.reasons += "; " + std::string(backend.name()) + ": " + kernel.status().message();
+        continue;
+      }
+      const std::string config = configs.front().to_string();
+      warn_once(problem.describe() + ": " + refused.message() + "; such calls run " + std::string(backend.name()) +
+                (config == "-" ? "" : " " + config) + " instead");
+      entry.kernels.push_back(std::move(kernel).value());
+    }
+    return entry.kernels[i].get();
+  }
+
+  // A call the installed kernel refused (`refused`), run by the first kernel that reads any
+  // address and does not refuse it too.
+  Status run_at_any_address(const Problem& problem, const GemmArgs& args, const Status& refused) {
+    const DispatchKey key{ProblemKey::of(problem), problem.alpha(), problem.beta()};
+    std::string reasons = refused.message();
+    for (std::size_t i = 0;; ++i) {
+      auto kernel = any_address_kernel(problem, key, i, refused);
+      if (!kernel.is_ok()) return unsupported(reasons + "; " + kernel.status().message());
+      Status status = (*kernel)->run(args);
+      if (status.code() != ErrorCode::unsupported) return status;
+      reasons += "; " + status.message();
+    }
+  }
 
   // The backend of that name, or not_found naming the device.
   Result<const Backend*> backend_named(std::string_view name) const {
@@ -346,11 +402,10 @@ struct Session::Impl {
 Session::Session(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Session::~Session() = default;
 
-Result<std::unique_ptr<Session>> Session::create(SessionOptions options) {
-  GEMMTUNE_ASSIGN_OR_RETURN(DeviceInfo device, find_device(options.device));
+Result<std::unique_ptr<Session>> create_session(SessionOptions options, DeviceInfo device, BackendList backends) {
   GEMMTUNE_RETURN_IF_ERROR(validate_session_options(options));
-  auto impl = std::make_unique<Impl>();
-  impl->backends = create_backends(device);
+  auto impl = std::make_unique<Session::Impl>();
+  impl->backends = std::move(backends);
   impl->device = std::move(device);
   for (const std::string& name : options.tuning.backends) GEMMTUNE_RETURN_IF_ERROR(impl->backend_named(name).status());
   impl->store = SessionStore::open(options.store);
@@ -361,12 +416,22 @@ Result<std::unique_ptr<Session>> Session::create(SessionOptions options) {
   return session;
 }
 
+Result<std::unique_ptr<Session>> Session::create(SessionOptions options) {
+  GEMMTUNE_ASSIGN_OR_RETURN(DeviceInfo device, find_device(options.device));
+  BackendList backends = create_backends(device);
+  return create_session(std::move(options), std::move(device), std::move(backends));
+}
+
 Status Session::gemm(const Problem& problem, const void* a, const void* b, void* c, void* stream) {
   // The hot path: the problem this thread ran last, with every operand given (a kernel is only
   // ever installed for m, n > 0). No key is built and nothing is hashed.
   Kernel* kernel = impl_->find_last(problem);
   if (kernel != nullptr && a != nullptr && b != nullptr && c != nullptr) [[likely]] {
-    return kernel->run({a, b, c, stream});
+    Status status = kernel->run({a, b, c, stream});
+    if (status.code() == ErrorCode::unsupported) [[unlikely]] {
+      return impl_->run_at_any_address(problem, {a, b, c, stream}, status);
+    }
+    return status;
   }
   GEMMTUNE_RETURN_IF_ERROR(check_pointers(problem, a, b, c));
   // An empty C needs no kernel (k == 0 does: C = beta·C).
@@ -376,7 +441,9 @@ Status Session::gemm(const Problem& problem, const void* a, const void* b, void*
   if (kernel == nullptr) {
     GEMMTUNE_ASSIGN_OR_RETURN(kernel, impl_->resolve(problem, key));
   }
-  return kernel->run({a, b, c, stream});
+  Status status = kernel->run({a, b, c, stream});
+  if (status.code() == ErrorCode::unsupported) return impl_->run_at_any_address(problem, {a, b, c, stream}, status);
+  return status;
 }
 
 Status Session::prepare(const Problem& problem) {
@@ -465,6 +532,11 @@ std::map<std::string, std::string> Session::backend_versions() const {
 const DeviceInfo& Session::device() const { return impl_->device; }
 
 SessionStore* session_store(Session& session) { return session.impl_->store.get(); }
+
+Status run_at_any_address(Session& session, const Problem& problem, const void* a, const void* b, void* c,
+                          void* stream, const Status& refused) {
+  return session.impl_->run_at_any_address(problem, {a, b, c, stream}, refused);
+}
 const SessionOptions& Session::options() const { return impl_->options; }
 
 }  // namespace gemmtune

@@ -4,6 +4,7 @@
 
 #include <cuda_runtime.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
@@ -117,6 +118,63 @@ TEST(Gpu, OperandsWithUnalignedLeadingDimensionsAreTunedOnPaddedCopies) {
     expect_session_matches_reference(*session, p);
   }
   EXPECT_GE(wgmma, 2);
+}
+
+// Operands that lie where views into larger buffers do: 16 bytes past cudaMalloc's 256-byte
+// grid (TMA's grid still, not cuBLASLt's assumed one) and one element past it (off TMA's). Every
+// session call must match the reference, whatever family the tuning picked: wgmma refuses the
+// latter, and the session runs them with a family that reads any address (cuBLASLt, or mma
+// where cuBLASLt refuses too: s8 one byte off). Each cuBLASLt algorithm on its own, picked for
+// 256-byte alignment, must run at 16 bytes off and match; one element off it may refuse.
+TEST(Gpu, OperandsAtAnyAddressMatchTheReference) {
+  REQUIRE_GPU();
+  auto session = *Session::create(gpu_options());
+  int session_calls = 0, algorithm_calls = 0, algorithm_refusals = 0;
+  for (const Problem& p : {*Problem::create(256, 512, 384, DType::bf16, "nt"),
+                           *Problem::create(136, 264, 200, DType::f16, "nn"),
+                           *Problem::create(128, 256, 256, DType::s8, "nt"),
+                           *Problem::create(100, 300, 200, DType::f32, "tn")}) {
+    ASSERT_TRUE(session->tune(p).is_ok()) << p.describe();
+    const std::size_t in = dtype_size(p.a_type()), out = dtype_size(p.c_type());
+    for (OperandOffsets at : {OperandOffsets{0, 0, 0}, OperandOffsets{16, 16, 16}, OperandOffsets{in, 0, 0},
+                              OperandOffsets{0, in, 0}, OperandOffsets{0, 0, out}, OperandOffsets{in, in, out}}) {
+      const std::string where = " with A, B, C " + std::to_string(at.a) + ", " + std::to_string(at.b) + ", " +
+                                std::to_string(at.c) + " bytes past the grid";
+      DeviceOperands operands(p, 99, at);
+      const Status status = session->gemm(p, operands.a(), operands.b(), operands.c());
+      EXPECT_TRUE(status.is_ok()) << p.describe() << where << ": " << status.to_string();
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      if (status.is_ok()) {
+        const VerifyOutcome outcome = operands.check();
+        EXPECT_TRUE(outcome.ok) << p.describe() << where << " via " << session->pick(p)->backend << ": "
+                                << outcome.reason;
+      }
+      ++session_calls;
+      const bool on_tma_grid = at.a % 16 == 0 && at.b % 16 == 0 && at.c % 16 == 0;
+      for (int rank = 1;; ++rank) {
+        KernelConfig config;
+        config.rank = rank;
+        auto kernel = session->kernel(p, "cublaslt", config);
+        if (!kernel.is_ok()) break;  // past the heuristics' last rank
+        DeviceOperands fresh(p, 99, at);
+        const Status ran = (*kernel)->run(fresh.a(), fresh.b(), fresh.c(), nullptr);
+        ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+        ++algorithm_calls;
+        if (!on_tma_grid && ran.code() == ErrorCode::unsupported) {
+          ++algorithm_refusals;
+          continue;
+        }
+        EXPECT_TRUE(ran.is_ok()) << p.describe() << where << ", cuBLASLt rank " << rank << ": " << ran.to_string();
+        const VerifyOutcome checked = fresh.check();
+        EXPECT_TRUE(checked.ok) << p.describe() << where << ", cuBLASLt rank " << rank << " ("
+                                << (*kernel)->detail() << "): " << checked.reason;
+      }
+    }
+  }
+  EXPECT_EQ(session_calls, 24);
+  EXPECT_GE(algorithm_calls, 48);
+  std::printf("checked %d session calls and %d cuBLASLt algorithm calls at shifted addresses (%d refused)\n",
+              session_calls, algorithm_calls, algorithm_refusals);
 }
 
 // A JIT kernel that faults or hangs is caught in the worker; the caller's context survives.

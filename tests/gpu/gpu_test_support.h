@@ -43,36 +43,45 @@ struct DeviceBytes {
   void* ptr = nullptr;
 };
 
+// Where a problem's operands lie on the device: each this many bytes past cudaMalloc's 256-byte
+// aligned start (a view into a larger buffer).
+struct OperandOffsets {
+  std::size_t a = 0, b = 0, c = 0;
+};
+
 // A problem's random operands (TestBuffers) copied to the device, C with its guard bytes; check()
 // copies C back and compares it with the host reference.
 class DeviceOperands {
  public:
-  DeviceOperands(const Problem& problem, std::uint64_t seed)
+  DeviceOperands(const Problem& problem, std::uint64_t seed, OperandOffsets offsets = {})
       : problem_(problem),
         host_(problem, seed),
         reference_(compute_reference(problem, host_)),
-        a_(a_bytes() + 1),
-        b_(b_bytes() + 1),
-        c_(host_.c_bytes_with_guards()) {
-    cudaMemcpy(a_.ptr, host_.a(), a_bytes(), cudaMemcpyHostToDevice);
-    cudaMemcpy(b_.ptr, host_.b(), b_bytes(), cudaMemcpyHostToDevice);
-    cudaMemcpy(c_.ptr, host_.c_with_guards(), host_.c_bytes_with_guards(), cudaMemcpyHostToDevice);
+        offsets_(offsets),
+        a_(offsets.a + a_bytes() + 1),
+        b_(offsets.b + b_bytes() + 1),
+        c_(offsets.c + host_.c_bytes_with_guards()) {
+    cudaMemcpy(a(), host_.a(), a_bytes(), cudaMemcpyHostToDevice);
+    cudaMemcpy(b(), host_.b(), b_bytes(), cudaMemcpyHostToDevice);
+    cudaMemcpy(c_guarded(), host_.c_with_guards(), host_.c_bytes_with_guards(), cudaMemcpyHostToDevice);
   }
-  const void* a() const { return a_.ptr; }
-  const void* b() const { return b_.ptr; }
-  void* c() { return static_cast<std::uint8_t*>(c_.ptr) + TestBuffers::kGuardBytes; }  // inside the guards
+  void* a() const { return static_cast<std::uint8_t*>(a_.ptr) + offsets_.a; }
+  void* b() const { return static_cast<std::uint8_t*>(b_.ptr) + offsets_.b; }
+  void* c() { return c_guarded() + TestBuffers::kGuardBytes; }  // inside the guards
   // Call after the device has finished writing C.
   VerifyOutcome check() {
-    cudaMemcpy(host_.c_with_guards(), c_.ptr, host_.c_bytes_with_guards(), cudaMemcpyDeviceToHost);
+    cudaMemcpy(host_.c_with_guards(), c_guarded(), host_.c_bytes_with_guards(), cudaMemcpyDeviceToHost);
     return check_output(problem_, host_, reference_);
   }
 
  private:
+  std::uint8_t* c_guarded() { return static_cast<std::uint8_t*>(c_.ptr) + offsets_.c; }
   std::size_t a_bytes() const { return std::size_t(problem_.a_elements()) * dtype_size(problem_.a_type()); }
   std::size_t b_bytes() const { return std::size_t(problem_.b_elements()) * dtype_size(problem_.b_type()); }
   Problem problem_;
   TestBuffers host_;
   Reference reference_;
+  OperandOffsets offsets_;
   DeviceBytes a_, b_, c_;
 };
 

@@ -16,6 +16,7 @@
 #include "cutlass_compiler.h"
 #include "cutlass_config_space.h"
 #include "kernels/cutlass_abi.h"
+#include "operand_address.h"
 
 namespace gemmtune::cuda {
 namespace {
@@ -115,6 +116,12 @@ class CutlassKernel final : public JitKernel {
   // partial tiles); the object's instance serializes its own host state.
   Status run(const GemmArgs& args) override {
     if (problem_.m() == 0 || problem_.n() == 0) return Status::ok();
+    // CUTLASS would build its TMA descriptors on such an address and fail, or worse.
+    for (auto [name, operand] : {std::pair{"A", args.a}, std::pair{"B", args.b}, std::pair{"C", static_cast<const void*>(args.c)}}) {
+      if (!aligned16(operand)) {
+        return unsupported(std::string("cutlass kernel: ") + name + " is not 16-byte aligned, which its TMA needs");
+      }
+    }
     int current = -1;
     if (cudaGetDevice(&current) != cudaSuccess || current != device_) {
       if (cudaSetDevice(device_) != cudaSuccess) return Status(ErrorCode::unavailable, "cudaSetDevice failed");
@@ -149,6 +156,8 @@ class CutlassBackend final : public Backend {
   CutlassBackend(const CudaInfo& device, CutlassSetup setup) : device_(device), setup_(std::move(setup)) {}
 
   std::string_view name() const override { return "cutlass"; }
+  // TMA needs 16-byte aligned A, B and C: Session::gemm runs a call off that grid elsewhere.
+  bool reads_any_address() const override { return false; }
   std::string version() const override {
     return "cutlass-" + setup_.version + "-" + to_hex(sha256(gemm_cutlass_source())).substr(0, 16);
   }

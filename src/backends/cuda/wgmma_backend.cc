@@ -215,6 +215,9 @@ class WgmmaBackend final : public Backend {
   explicit WgmmaBackend(const CudaInfo& device) : device_(device) {}
 
   std::string_view name() const override { return "wgmma"; }
+  // TMA reads A and B at 16-byte aligned addresses only (a padded operand aside):
+  // Session::gemm runs a call off that grid elsewhere.
+  bool reads_any_address() const override { return false; }
   std::string version() const override { return wgmma_backend_version(); }
   std::int64_t compilations() const override { return wgmma_compilations.load(); }
   // ptxas's time grows with the accumulator tile: on the H100's host, alone, ~0.3 s for a
