@@ -24,7 +24,6 @@ LoadedApi<CublasLtApi> load_cublaslt() {
   resolve(library, api.preference_set, "cublasLtMatmulPreferenceSetAttribute");
   resolve(library, api.heuristic, "cublasLtMatmulAlgoGetHeuristic");
   resolve(library, api.algo_get, "cublasLtMatmulAlgoConfigGetAttribute");
-  resolve(library, api.algo_cap, "cublasLtMatmulAlgoCapGetAttribute");
   resolve(library, api.matmul, "cublasLtMatmul");
   // A library missing an entry point is not used at all. It stays mapped: closing a library
   // whose initialisers ran is not worth the risk for a process that will not use it.

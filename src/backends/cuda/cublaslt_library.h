@@ -31,7 +31,6 @@ struct CublasLtApi {
   decltype(&cublasLtMatmulPreferenceSetAttribute) preference_set = nullptr;
   decltype(&cublasLtMatmulAlgoGetHeuristic) heuristic = nullptr;
   decltype(&cublasLtMatmulAlgoConfigGetAttribute) algo_get = nullptr;
-  decltype(&cublasLtMatmulAlgoCapGetAttribute) algo_cap = nullptr;
   decltype(&cublasLtMatmul) matmul = nullptr;
 };
 
