@@ -2,6 +2,7 @@
 // dispatches straight to the picked kernel afterwards.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -31,6 +32,11 @@ SessionStore* session_store(Session& session);
 // any address; for gemmtune's own multi-kernel ops, as Session::gemm does it for its own calls.
 Status run_at_any_address(Session& session, const Problem& problem, const void* a, const void* b, void* c,
                           void* stream, const Status& refused);
+// A call whose A or B may lie off the grid the kernels of `backend` were tuned at, as
+// Session::gemm makes its own: `call` (a multi-kernel op's sub-kernel) runs it on copies moved
+// onto the grid where they lie off it.
+Status run_off_grid(Session& session, const Problem& problem, const void* a, const void* b, void* c, void* stream,
+                    std::string_view backend, const std::function<Status(const void*, const void*, void*, void*)>& call);
 
 // $GEMMTUNE_LUT and $GEMMTUNE_MODEL; "" when unset.
 std::string lut_path_from_env();
@@ -153,6 +159,9 @@ class Session {
                                                          std::vector<std::unique_ptr<Backend>> backends);
   friend Status run_at_any_address(Session& session, const Problem& problem, const void* a, const void* b, void* c,
                                    void* stream, const Status& refused);
+  friend Status run_off_grid(Session& session, const Problem& problem, const void* a, const void* b, void* c,
+                             void* stream, std::string_view backend,
+                             const std::function<Status(const void*, const void*, void*, void*)>& call);
   std::unique_ptr<Impl> impl_;
 };
 

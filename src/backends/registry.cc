@@ -3,6 +3,7 @@
 #include "../core/backend.h"
 #include "../core/device_call_timer.h"
 #include "../core/harness.h"
+#include "../core/operand_relocation.h"
 #include "gemmtune/session.h"  // compiled_backends
 #include "cpu/cpu_backends.h"
 #ifdef GEMMTUNE_HAVE_CPU_KERNELS
@@ -52,6 +53,16 @@ Result<std::unique_ptr<Harness>> create_harness(const DeviceInfo& device) {
 #else
   return unsupported("no harness for device " + device.name + " in this build");
 #endif
+}
+
+std::uintptr_t operand_grid_mask(const DeviceInfo& device) { return device.kind == DeviceKind::cuda ? 255 : 0; }
+
+Result<std::unique_ptr<OperandRelocation>> create_operand_relocation(const DeviceInfo& device, const Problem& problem) {
+#ifdef GEMMTUNE_HAVE_CUDA
+  if (device.kind == DeviceKind::cuda) return cuda::make_operand_relocation(device.cuda, problem);
+#endif
+  (void)problem;
+  return unsupported("the kernels of " + device.name + " read operands at any address: nothing to move");
 }
 
 Result<std::unique_ptr<DeviceCallTimer>> create_device_call_timer(const DeviceInfo& device, std::int64_t slots) {

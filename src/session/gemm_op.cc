@@ -9,6 +9,7 @@
 
 #include "../tuning/autotuner.h"
 #include "../tuning/session_store.h"
+#include "../core/operand_relocation.h"
 #include "../core/device_call_timer.h"
 #include "../core/lock_free_map.h"
 #include "in_use_watch.h"
@@ -117,6 +118,7 @@ struct GemmOp::Impl {
   Session& session;
   ProblemSpec family;
   GemmOpOptions options;
+  std::uintptr_t grid_mask;  // operand_grid_mask of the session's device: the widest family grid
   std::vector<SubKernel> subs;
   std::vector<std::array<std::int64_t, 3>> hint_shapes;  // one per hint, in options order
   std::vector<int> hint_to_sub;
@@ -157,7 +159,8 @@ struct GemmOp::Impl {
   LockFreeMap<Dims, Routed, DimsHash> table;
   std::mutex route_mutex;  // one shape routed (or revisited) at a time; readers never take it
 
-  Impl(Session& s, const ProblemSpec& f, GemmOpOptions o) : session(s), family(f), options(std::move(o)) {}
+  Impl(Session& s, const ProblemSpec& f, GemmOpOptions o)
+      : session(s), family(f), options(std::move(o)), grid_mask(operand_grid_mask(s.device())) {}
 
   std::array<std::int64_t, 3> shape_for_hint(std::int64_t hint) const {
     return {family.m == kDynamic ? hint : family.m, family.n == kDynamic ? hint : family.n,
@@ -550,10 +553,22 @@ Status GemmOp::run(std::int64_t m, std::int64_t n, std::int64_t k, const void* a
   if (routed == nullptr) {
     GEMMTUNE_ASSIGN_OR_RETURN(routed, impl_->resolve(m, n, k));
   }
-  Status status = routed->watched.load(std::memory_order_relaxed)
-                      ? impl_->run_watched(*routed, m, n, k, a, b, c, stream)
-                      : routed->active.load(std::memory_order_acquire)->run(a, b, c, stream);
-  // The sub-kernel cannot read an operand where it lies (an address off TMA's 16-byte grid).
+  auto call = [&](const void* a_at, const void* b_at, void* c_at, void* on) {
+    return routed->watched.load(std::memory_order_relaxed)
+               ? impl_->run_watched(*routed, m, n, k, a_at, b_at, c_at, on)
+               : routed->active.load(std::memory_order_acquire)->run(a_at, b_at, c_at, on);
+  };
+  // A or B off the grid the sub-kernel's family was tuned at: copied onto it, as Session::gemm does.
+  if (((reinterpret_cast<std::uintptr_t>(a) | reinterpret_cast<std::uintptr_t>(b)) & impl_->grid_mask) != 0)
+      [[unlikely]] {
+    GEMMTUNE_ASSIGN_OR_RETURN(Problem problem, problem_at(m, n, k));
+    // A shape the op tuned itself (sub -1) names no family: the device's widest grid then.
+    const int sub = routed->sub.load(std::memory_order_relaxed);
+    const std::string_view backend = sub >= 0 ? std::string_view(impl_->subs[std::size_t(sub)].backend) : "";
+    return run_off_grid(impl_->session, problem, a, b, c, stream, backend, call);
+  }
+  Status status = call(a, b, c, stream);
+  // The sub-kernel cannot read an operand where it lies (C off TMA's grid, for cutlass).
   if (status.code() == ErrorCode::unsupported) [[unlikely]] {
     GEMMTUNE_ASSIGN_OR_RETURN(Problem problem, problem_at(m, n, k));
     return run_at_any_address(impl_->session, problem, a, b, c, stream, status);

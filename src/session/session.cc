@@ -19,6 +19,7 @@
 #include "../core/harness.h"
 #include "../core/invariant.h"
 #include "../core/lock_free_map.h"
+#include "../core/operand_relocation.h"
 #include "session_options.h"
 #include "session_testing.h"
 #include "../core/warnings.h"
@@ -173,6 +174,58 @@ struct Session::Impl {
   std::mutex routing_mutex;
   std::map<std::string, std::unique_ptr<GemmOp>> families;
 
+  // Operands off the grid a family's kernels were tuned at (Backend::operand_grid_bytes, kept
+  // in each installed kernel; the device's widest is grid_mask, 0 on the CPU): a call whose A or
+  // B lies there runs on copies moved onto it (core/operand_relocation.h), per key a relocation
+  // made on the key's first such call (null where none can be), used for every later one.
+  std::uintptr_t grid_mask = 0;
+  std::mutex relocation_mutex;
+  std::unordered_map<DispatchKey, std::unique_ptr<OperandRelocation>, DispatchKeyHash> relocations;
+
+  static bool off(const void* a, const void* b, std::uintptr_t mask) {
+    return ((reinterpret_cast<std::uintptr_t>(a) | reinterpret_cast<std::uintptr_t>(b)) & mask) != 0;
+  }
+
+  OperandRelocation* relocation_for(const Problem& problem, const DispatchKey& key) {
+    std::lock_guard lock(relocation_mutex);
+    auto [it, added] = relocations.try_emplace(key);
+    if (!added) return it->second.get();
+    auto made = create_operand_relocation(device, problem);
+    if (made.is_ok()) {
+      it->second = std::move(made).value();
+      warn_once(problem.describe() + ": A or B lies off the grid the picked kernel was tuned at; such calls "
+                "copy it onto the grid first");
+    } else {
+      warn_once(problem.describe() + ": A or B lies off the grid the picked kernel was tuned at and is not "
+                "copied: " + made.status().message());
+    }
+    return it->second.get();
+  }
+
+  // A call whose A or B may lie off the grid (`mask`) of the family that runs it: `call` runs it
+  // on copies moved onto the grid where they do and can be, and a call it still refuses runs
+  // on a kernel that reads any address.
+  Status run_off_grid(const Problem& problem, const GemmArgs& args, std::uintptr_t mask,
+                      const std::function<Status(const GemmArgs&)>& call) {
+    const DispatchKey key{ProblemKey::of(problem), problem.alpha(), problem.beta()};
+    OperandRelocation* relocation =
+        problem.k() > 0 && off(args.a, args.b, mask) ? relocation_for(problem, key) : nullptr;
+    Status status = relocation != nullptr ? relocation->run(args, mask, call) : call(args);
+    if (status.code() == ErrorCode::unsupported) return run_at_any_address(problem, args, status);
+    return status;
+  }
+
+  // A call of the installed kernel, as Session::gemm makes it.
+  Status run_installed(Kernel* kernel, const Problem& problem, const GemmArgs& args) {
+    if (off(args.a, args.b, kernel->operand_grid_mask)) [[unlikely]] {
+      return run_off_grid(problem, args, kernel->operand_grid_mask,
+                          [kernel](const GemmArgs& moved) { return kernel->run(moved); });
+    }
+    Status status = kernel->run(args);
+    if (status.code() == ErrorCode::unsupported) [[unlikely]] return run_at_any_address(problem, args, status);
+    return status;
+  }
+
   // Kernels for the calls an installed kernel refused where their operands lie (an address off
   // TMA's 16-byte grid: a view into a larger buffer): per key, a kernel of each backend that
   // reads any address, in the backends' order, each prepared when a call first needs it (the
@@ -259,6 +312,7 @@ struct Session::Impl {
     GEMMTUNE_ASSERT(kernel != nullptr, "a pick is installed with its kernel: a null one would be called");
     std::unique_lock lock(table_mutex);
     Kernel* raw = kernel.get();
+    raw->operand_grid_mask = pick.backend != nullptr ? std::uintptr_t(pick.backend->operand_grid_bytes() - 1) : grid_mask;
     owned.push_back(std::move(kernel));
     std::atomic<Kernel*>* slot = table.insert(key, std::make_unique<std::atomic<Kernel*>>(raw));
     slot->store(raw, std::memory_order_release);
@@ -407,6 +461,7 @@ Result<std::unique_ptr<Session>> create_session(SessionOptions options, DeviceIn
   auto impl = std::make_unique<Session::Impl>();
   impl->backends = std::move(backends);
   impl->device = std::move(device);
+  impl->grid_mask = operand_grid_mask(impl->device);
   for (const std::string& name : options.tuning.backends) GEMMTUNE_RETURN_IF_ERROR(impl->backend_named(name).status());
   impl->store = SessionStore::open(options.store);
   load_lut_and_model(options, impl->device, impl->backends);
@@ -427,11 +482,7 @@ Status Session::gemm(const Problem& problem, const void* a, const void* b, void*
   // ever installed for m, n > 0). No key is built and nothing is hashed.
   Kernel* kernel = impl_->find_last(problem);
   if (kernel != nullptr && a != nullptr && b != nullptr && c != nullptr) [[likely]] {
-    Status status = kernel->run({a, b, c, stream});
-    if (status.code() == ErrorCode::unsupported) [[unlikely]] {
-      return impl_->run_at_any_address(problem, {a, b, c, stream}, status);
-    }
-    return status;
+    return impl_->run_installed(kernel, problem, {a, b, c, stream});
   }
   GEMMTUNE_RETURN_IF_ERROR(check_pointers(problem, a, b, c));
   // An empty C needs no kernel (k == 0 does: C = beta·C).
@@ -441,9 +492,7 @@ Status Session::gemm(const Problem& problem, const void* a, const void* b, void*
   if (kernel == nullptr) {
     GEMMTUNE_ASSIGN_OR_RETURN(kernel, impl_->resolve(problem, key));
   }
-  Status status = kernel->run({a, b, c, stream});
-  if (status.code() == ErrorCode::unsupported) return impl_->run_at_any_address(problem, {a, b, c, stream}, status);
-  return status;
+  return impl_->run_installed(kernel, problem, {a, b, c, stream});
 }
 
 Status Session::prepare(const Problem& problem) {
@@ -536,6 +585,16 @@ SessionStore* session_store(Session& session) { return session.impl_->store.get(
 Status run_at_any_address(Session& session, const Problem& problem, const void* a, const void* b, void* c,
                           void* stream, const Status& refused) {
   return session.impl_->run_at_any_address(problem, {a, b, c, stream}, refused);
+}
+
+Status run_off_grid(Session& session, const Problem& problem, const void* a, const void* b, void* c, void* stream,
+                    std::string_view backend, const std::function<Status(const void*, const void*, void*, void*)>& call) {
+  Session::Impl& impl = *session.impl_;
+  auto family = impl.backend_named(backend);
+  const std::uintptr_t mask = family.is_ok() ? std::uintptr_t((*family)->operand_grid_bytes() - 1) : impl.grid_mask;
+  return impl.run_off_grid(problem, {a, b, c, stream}, mask, [&call](const GemmArgs& moved) {
+    return call(moved.a, moved.b, moved.c, moved.stream);
+  });
 }
 const SessionOptions& Session::options() const { return impl_->options; }
 

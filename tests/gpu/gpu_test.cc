@@ -17,6 +17,7 @@
 #include "core/reference_gemm.h"
 #include "core/test_buffers.h"
 #include "core/verify.h"
+#include "gemmtune/op.h"
 #include "gemmtune/session.h"
 #include "gpu_test_support.h"
 
@@ -122,10 +123,11 @@ TEST(Gpu, OperandsWithUnalignedLeadingDimensionsAreTunedOnPaddedCopies) {
 
 // Operands that lie where views into larger buffers do: 16 bytes past cudaMalloc's 256-byte
 // grid (TMA's grid still, not cuBLASLt's assumed one) and one element past it (off TMA's). Every
-// session call must match the reference, whatever family the tuning picked: wgmma refuses the
-// latter, and the session runs them with a family that reads any address (cuBLASLt, or mma
-// where cuBLASLt refuses too: s8 one byte off). Each cuBLASLt algorithm on its own, picked for
-// 256-byte alignment, must run at 16 bytes off and match; one element off it may refuse.
+// session call must match the reference, whatever family the tuning picked: the session copies
+// an A or B off TMA's grid onto it for the picked kernel (and a C off it goes to wgmma's staged
+// stores or to cuBLASLt's algorithm for that alignment). Each cuBLASLt algorithm on its own,
+// picked for 256-byte alignment, must run at 16 bytes off and match; one element off it may
+// refuse (s8).
 TEST(Gpu, OperandsAtAnyAddressMatchTheReference) {
   REQUIRE_GPU();
   auto session = *Session::create(gpu_options());
@@ -175,6 +177,38 @@ TEST(Gpu, OperandsAtAnyAddressMatchTheReference) {
   EXPECT_GE(algorithm_calls, 48);
   std::printf("checked %d session calls and %d cuBLASLt algorithm calls at shifted addresses (%d refused)\n",
               session_calls, algorithm_calls, algorithm_refusals);
+}
+
+// A multi-kernel op's calls with A or B off the grid are copied onto it too, as the session's.
+TEST(Gpu, AMultiKernelOpRunsOperandsOffTheGridOnCopies) {
+  REQUIRE_GPU();
+  auto session = *Session::create(gpu_options());
+  ProblemSpec family;
+  family.m = kDynamic;
+  family.n = 512;
+  family.k = 384;
+  family.a_type = family.b_type = family.c_type = DType::bf16;
+  family.b_layout = Layout::col_major;  // nt
+  GemmOpOptions options;
+  options.hints = {64, 256};
+  options.persist_routes = false;
+  auto op = GemmOp::create(*session, family, options);
+  ASSERT_TRUE(op.is_ok()) << op.status().to_string();
+  int checked = 0;
+  for (std::int64_t m : {64, 100, 256}) {
+    const Problem p = *(*op)->problem_at(m, 512, 384);
+    for (OperandOffsets at : {OperandOffsets{2, 0, 0}, OperandOffsets{0, 2, 2}}) {
+      DeviceOperands operands(p, std::uint64_t(m), at);
+      const Status status = (*op)->run(m, 512, 384, operands.a(), operands.b(), operands.c());
+      ASSERT_TRUE(status.is_ok()) << p.describe() << ": " << status.to_string();
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      const VerifyOutcome outcome = operands.check();
+      EXPECT_TRUE(outcome.ok) << p.describe() << " with A, B, C " << at.a << ", " << at.b << ", " << at.c
+                              << " bytes past the grid: " << outcome.reason;
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, 6);
 }
 
 // A JIT kernel that faults or hangs is caught in the worker; the caller's context survives.

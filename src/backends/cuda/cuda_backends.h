@@ -6,6 +6,7 @@
 #include "../../core/backend.h"
 #include "../../core/device_call_timer.h"
 #include "../../core/harness.h"
+#include "../../core/operand_relocation.h"
 #include "cutlass_backend.h"  // make_cutlass_backend, cutlass_setup: "cutlass", when CUTLASS is located
 
 namespace gemmtune::cuda {
@@ -16,6 +17,9 @@ Result<DeviceInfo> detect_device(int index, const CpuInfo& host);
 Result<std::unique_ptr<Harness>> make_cuda_harness(const DeviceInfo& device);
 // CUDA events around a program's calls, for the in-use check of a route.
 Result<std::unique_ptr<DeviceCallTimer>> make_cuda_call_timer(const DeviceInfo& device, std::int64_t slots);
+
+// Copies of a problem's A and B moved onto the 16-byte grid, for calls whose operands lie off it.
+Result<std::unique_ptr<OperandRelocation>> make_operand_relocation(const CudaInfo& device, const Problem& problem);
 
 std::unique_ptr<Backend> make_cublaslt_backend(const CudaInfo& device);  // "cublaslt"
 std::unique_ptr<Backend> make_mma_backend(const CudaInfo& device);     // "mma"

@@ -39,6 +39,7 @@ set(GEMMTUNE_CUDA_NVRTC_SOURCES
   backends/cuda/wgmma_tensor_map.cc
   backends/cuda/padded_operand.cc
   backends/cuda/pad_copy_kernel.cc
+  backends/cuda/operand_relocation.cc
   backends/cuda/skinny_backend.cc
   backends/cuda/skinny_config_space.cc
   backends/cuda/skinny_gemv.cc

@@ -215,6 +215,8 @@ class WgmmaBackend final : public Backend {
   explicit WgmmaBackend(const CudaInfo& device) : device_(device) {}
 
   std::string_view name() const override { return "wgmma"; }
+  // TMA read bf16 4096^3 with A 16 bytes off the 256-byte grid in 1.7x the time.
+  std::size_t operand_grid_bytes() const override { return 256; }
   // TMA reads A and B at 16-byte aligned addresses only (a padded operand aside):
   // Session::gemm runs a call off that grid elsewhere.
   bool reads_any_address() const override { return false; }
