@@ -25,6 +25,7 @@ namespace gemmtune {
 class SessionStore;
 class Session;
 class Backend;
+struct GemmArgs;
 // The session's tuning store, or null when it has none; for gemmtune's own multi-kernel ops.
 SessionStore* session_store(Session& session);
 // A call that the kernel serving `problem` refused where its operands lie (`refused`, code
@@ -36,7 +37,7 @@ Status run_at_any_address(Session& session, const Problem& problem, const void* 
 // Session::gemm makes its own: `call` (a multi-kernel op's sub-kernel) runs it on copies moved
 // onto the grid where they lie off it.
 Status run_off_grid(Session& session, const Problem& problem, const void* a, const void* b, void* c, void* stream,
-                    std::string_view backend, const std::function<Status(const void*, const void*, void*, void*)>& call);
+                    std::string_view backend, const std::function<Status(const GemmArgs&)>& call);
 
 // $GEMMTUNE_LUT and $GEMMTUNE_MODEL; "" when unset.
 std::string lut_path_from_env();
@@ -160,8 +161,7 @@ class Session {
   friend Status run_at_any_address(Session& session, const Problem& problem, const void* a, const void* b, void* c,
                                    void* stream, const Status& refused);
   friend Status run_off_grid(Session& session, const Problem& problem, const void* a, const void* b, void* c,
-                             void* stream, std::string_view backend,
-                             const std::function<Status(const void*, const void*, void*, void*)>& call);
+                             void* stream, std::string_view backend, const std::function<Status(const GemmArgs&)>& call);
   std::unique_ptr<Impl> impl_;
 };
 

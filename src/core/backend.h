@@ -23,6 +23,9 @@ struct GemmArgs {
   const void* b = nullptr;
   void* c = nullptr;
   void* stream = nullptr;  // cudaStream_t for GPU backends; unused on the CPU
+  // The stream's previous work wrote A or B (copies moved onto the grid, core/operand_relocation.h):
+  // a kernel must read them only after its wait on that work, not before (GEMMTUNE_PDL=weights).
+  bool operands_just_written = false;
 };
 
 // A kernel prepared for one problem and one config: compiled, planned, primitives created.

@@ -12,6 +12,7 @@
 #include "../core/operand_relocation.h"
 #include "../core/device_call_timer.h"
 #include "../core/lock_free_map.h"
+#include "gemm_kernel_args.h"
 #include "in_use_watch.h"
 
 namespace gemmtune {
@@ -416,20 +417,19 @@ struct GemmOp::Impl {
   }
 
   // A call of a watched shape: timed, and the revisit_after_calls-th checks the route.
-  Status run_watched(Routed& routed, std::int64_t m, std::int64_t n, std::int64_t k, const void* a, const void* b,
-                     void* c, void* stream) {
+  Status run_watched(Routed& routed, std::int64_t m, std::int64_t n, std::int64_t k, const GemmArgs& args) {
     const std::int64_t call = routed.calls.fetch_add(1, std::memory_order_relaxed);
     GemmKernel* kernel = routed.active.load(std::memory_order_acquire);
-    if (call >= options.revisit_after_calls) return kernel->run(a, b, c, stream);  // checked by another call
+    if (call >= options.revisit_after_calls) return run_with_args(*kernel, args);  // checked by another call
     Status status = Status::ok();
     if (routed.device_timer) {
       const std::int64_t slot = call - first_device_timed_call();  // < 0: before the timed calls
-      routed.device_timer->begin(slot, stream);
-      status = kernel->run(a, b, c, stream);
-      if (status.is_ok()) routed.device_timer->end(slot, stream);
+      routed.device_timer->begin(slot, args.stream);
+      status = run_with_args(*kernel, args);
+      if (status.is_ok()) routed.device_timer->end(slot, args.stream);
     } else {
       const auto start = std::chrono::steady_clock::now();
-      status = kernel->run(a, b, c, stream);
+      status = run_with_args(*kernel, args);
       if (routed.in_use && status.is_ok()) routed.in_use->record(call, std::chrono::steady_clock::now() - start);
     }
     if (call + 1 == options.revisit_after_calls) check_in_use(routed, m, n, k);
@@ -553,10 +553,10 @@ Status GemmOp::run(std::int64_t m, std::int64_t n, std::int64_t k, const void* a
   if (routed == nullptr) {
     GEMMTUNE_ASSIGN_OR_RETURN(routed, impl_->resolve(m, n, k));
   }
-  auto call = [&](const void* a_at, const void* b_at, void* c_at, void* on) {
+  auto call = [&](const GemmArgs& args) {
     return routed->watched.load(std::memory_order_relaxed)
-               ? impl_->run_watched(*routed, m, n, k, a_at, b_at, c_at, on)
-               : routed->active.load(std::memory_order_acquire)->run(a_at, b_at, c_at, on);
+               ? impl_->run_watched(*routed, m, n, k, args)
+               : run_with_args(*routed->active.load(std::memory_order_acquire), args);
   };
   // A or B off the grid the sub-kernel's family was tuned at: copied onto it, as Session::gemm does.
   if (((reinterpret_cast<std::uintptr_t>(a) | reinterpret_cast<std::uintptr_t>(b)) & impl_->grid_mask) != 0)
@@ -567,7 +567,7 @@ Status GemmOp::run(std::int64_t m, std::int64_t n, std::int64_t k, const void* a
     const std::string_view backend = sub >= 0 ? std::string_view(impl_->subs[std::size_t(sub)].backend) : "";
     return run_off_grid(impl_->session, problem, a, b, c, stream, backend, call);
   }
-  Status status = call(a, b, c, stream);
+  Status status = call({a, b, c, stream});
   // The sub-kernel cannot read an operand where it lies (C off TMA's grid, for cutlass).
   if (status.code() == ErrorCode::unsupported) [[unlikely]] {
     GEMMTUNE_ASSIGN_OR_RETURN(Problem problem, problem_at(m, n, k));

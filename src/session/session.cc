@@ -22,6 +22,7 @@
 #include "../core/operand_relocation.h"
 #include "session_options.h"
 #include "session_testing.h"
+#include "gemm_kernel_args.h"
 #include "../core/warnings.h"
 #include "../tuning/sweep_measure.h"
 #include "gemmtune/cost_model.h"
@@ -130,6 +131,7 @@ class GemmKernelHandle final : public GemmKernel {
   GemmKernelHandle(std::unique_ptr<Kernel> kernel, std::string backend, KernelConfig config)
       : kernel_(std::move(kernel)), backend_(std::move(backend)), config_(config) {}
   Status run(const void* a, const void* b, void* c, void* stream) override { return kernel_->run({a, b, c, stream}); }
+  Status run(const GemmArgs& args) { return kernel_->run(args); }
   const std::string& backend() const override { return backend_; }
   const KernelConfig& config() const override { return config_; }
   std::string detail() const override { return kernel_->detail(); }
@@ -312,7 +314,12 @@ struct Session::Impl {
     GEMMTUNE_ASSERT(kernel != nullptr, "a pick is installed with its kernel: a null one would be called");
     std::unique_lock lock(table_mutex);
     Kernel* raw = kernel.get();
-    raw->operand_grid_mask = pick.backend != nullptr ? std::uintptr_t(pick.backend->operand_grid_bytes() - 1) : grid_mask;
+    // A shape that runs through its family's op is moved there, by the sub-kernel's grid.
+    if (pick.op != nullptr) {
+      raw->operand_grid_mask = 0;
+    } else {
+      raw->operand_grid_mask = pick.backend != nullptr ? std::uintptr_t(pick.backend->operand_grid_bytes() - 1) : grid_mask;
+    }
     owned.push_back(std::move(kernel));
     std::atomic<Kernel*>* slot = table.insert(key, std::make_unique<std::atomic<Kernel*>>(raw));
     slot->store(raw, std::memory_order_release);
@@ -588,13 +595,16 @@ Status run_at_any_address(Session& session, const Problem& problem, const void* 
 }
 
 Status run_off_grid(Session& session, const Problem& problem, const void* a, const void* b, void* c, void* stream,
-                    std::string_view backend, const std::function<Status(const void*, const void*, void*, void*)>& call) {
+                    std::string_view backend, const std::function<Status(const GemmArgs&)>& call) {
   Session::Impl& impl = *session.impl_;
   auto family = impl.backend_named(backend);
   const std::uintptr_t mask = family.is_ok() ? std::uintptr_t((*family)->operand_grid_bytes() - 1) : impl.grid_mask;
-  return impl.run_off_grid(problem, {a, b, c, stream}, mask, [&call](const GemmArgs& moved) {
-    return call(moved.a, moved.b, moved.c, moved.stream);
-  });
+  return impl.run_off_grid(problem, {a, b, c, stream}, mask, call);
+}
+
+Status run_with_args(GemmKernel& kernel, const GemmArgs& args) {
+  if (auto* handle = dynamic_cast<GemmKernelHandle*>(&kernel)) return handle->run(args);
+  return kernel.run(args.a, args.b, args.c, args.stream);
 }
 const SessionOptions& Session::options() const { return impl_->options; }
 

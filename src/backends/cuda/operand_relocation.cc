@@ -42,6 +42,7 @@ class CudaOperandRelocation final : public OperandRelocation {
       void* copy = static_cast<char*>(buffer_.data()) + moved_[i]->offset;
       status = enqueue_pad_copy(copy_, moved_[i]->shape, *operand, copy, args.stream, sm_count_);
       *operand = copy;
+      moved_args.operands_just_written = true;
     }
     if (status.is_ok()) status = kernel(moved_args);
     // The turn is given back (its event recorded) whatever failed, so that a later call on

@@ -50,7 +50,7 @@ Status enqueue_gemm(const Problem& p, const GemmArgs& args, const CudaModule& mo
   void* counters = workspace != nullptr ? static_cast<char*>(workspace) + shape.counters_offset : nullptr;
   long long m = p.m(), n = p.n(), k = p.k(), lda = p.lda(), ldb = p.ldb(), ldc = p.ldc();
   float alpha = float(p.alpha()), beta = float(p.beta());
-  int b_early = shape.b_early ? 1 : 0;
+  int b_early = shape.b_early && !args.operands_just_written ? 1 : 0;
   void* params[] = {&a, &b, &c, &workspace, &counters, &m, &n, &k, &lda, &ldb, &ldc, &alpha, &beta, &b_early};
   std::unique_lock<std::mutex> turn;
   if (workspace != nullptr) {

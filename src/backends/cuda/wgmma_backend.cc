@@ -108,7 +108,7 @@ class WgmmaKernel final : public JitKernel {
     long long m = mapping_.m, n = mapping_.n, k = problem_.k(), ldc = problem_.ldc();
     float alpha = float(problem_.alpha()), beta = float(problem_.beta());
     int c_tma = maps->c_tma;
-    int early = early_;
+    int early = args.operands_just_written ? 0 : early_;  // a copy the stream just wrote is read after the wait
     void* workspace = scratch_.data();
     void* counters = workspace != nullptr ? static_cast<char*>(workspace) + partial_bytes_ : nullptr;
     void* params[] = {const_cast<CUtensorMap*>(&maps->map_a), const_cast<CUtensorMap*>(&maps->map_b),
