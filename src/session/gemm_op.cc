@@ -436,6 +436,42 @@ struct GemmOp::Impl {
     return status;
   }
 
+  // A call with A or B off the grid of the family that serves its shape (a shape the op tuned
+  // itself, sub -1, names none: the device's widest grid then).
+  [[gnu::noinline]] Status run_off_grid(Routed& routed, std::int64_t m, std::int64_t n, std::int64_t k,
+                                        const GemmArgs& args) {
+    GEMMTUNE_ASSIGN_OR_RETURN(Problem problem, problem_at(m, n, k));
+    const int sub = routed.sub.load(std::memory_order_relaxed);
+    const std::string_view backend = sub >= 0 ? std::string_view(subs[std::size_t(sub)].backend) : "";
+    return gemmtune::run_off_grid(session, problem, args.a, args.b, args.c, args.stream, backend,
+                                  [&](const GemmArgs& moved) {
+                                    return routed.watched.load(std::memory_order_relaxed)
+                                               ? run_watched(routed, m, n, k, moved)
+                                               : run_with_args(*routed.active.load(std::memory_order_acquire), moved);
+                                  });
+  }
+
+  // A call of the sub-kernel; one it refuses where an operand lies (C off TMA's grid, for
+  // cutlass) runs on a kernel that reads any address. One Status on every path, built in the
+  // caller's place (a second one cost nanoseconds a call).
+  Status run_checked(GemmKernel& kernel, std::int64_t m, std::int64_t n, std::int64_t k, const GemmArgs& args) {
+    Status status = kernel.run(args.a, args.b, args.c, args.stream);
+    if (status.code() == ErrorCode::unsupported) [[unlikely]] status = run_refused(m, n, k, args, status);
+    return status;
+  }
+  Status run_watched_checked(Routed& routed, std::int64_t m, std::int64_t n, std::int64_t k, const GemmArgs& args) {
+    Status status = run_watched(routed, m, n, k, args);
+    if (status.code() == ErrorCode::unsupported) [[unlikely]] status = run_refused(m, n, k, args, status);
+    return status;
+  }
+
+  // A call the sub-kernel refused, run on a kernel that reads any address.
+  [[gnu::noinline]] Status run_refused(std::int64_t m, std::int64_t n, std::int64_t k, const GemmArgs& args,
+                                       const Status& refused) {
+    GEMMTUNE_ASSIGN_OR_RETURN(Problem problem, problem_at(m, n, k));
+    return run_at_any_address(session, problem, args.a, args.b, args.c, args.stream, refused);
+  }
+
   // The device's times of the watched calls, into the watch (waits for the device to run them).
   static void read_device_times(Routed& routed) {
     if (!routed.device_timer || !routed.in_use) return;
@@ -553,27 +589,16 @@ Status GemmOp::run(std::int64_t m, std::int64_t n, std::int64_t k, const void* a
   if (routed == nullptr) {
     GEMMTUNE_ASSIGN_OR_RETURN(routed, impl_->resolve(m, n, k));
   }
-  auto call = [&](const GemmArgs& args) {
-    return routed->watched.load(std::memory_order_relaxed)
-               ? impl_->run_watched(*routed, m, n, k, args)
-               : run_with_args(*routed->active.load(std::memory_order_acquire), args);
-  };
-  // A or B off the grid the sub-kernel's family was tuned at: copied onto it, as Session::gemm does.
+  // A or B off the grid the sub-kernel's family was tuned at: copied onto it, as Session::gemm
+  // does. Tested against the widest grid of the device's families first: one AND a call.
   if (((reinterpret_cast<std::uintptr_t>(a) | reinterpret_cast<std::uintptr_t>(b)) & impl_->grid_mask) != 0)
       [[unlikely]] {
-    GEMMTUNE_ASSIGN_OR_RETURN(Problem problem, problem_at(m, n, k));
-    // A shape the op tuned itself (sub -1) names no family: the device's widest grid then.
-    const int sub = routed->sub.load(std::memory_order_relaxed);
-    const std::string_view backend = sub >= 0 ? std::string_view(impl_->subs[std::size_t(sub)].backend) : "";
-    return run_off_grid(impl_->session, problem, a, b, c, stream, backend, call);
+    return impl_->run_off_grid(*routed, m, n, k, {a, b, c, stream});
   }
-  Status status = call({a, b, c, stream});
-  // The sub-kernel cannot read an operand where it lies (C off TMA's grid, for cutlass).
-  if (status.code() == ErrorCode::unsupported) [[unlikely]] {
-    GEMMTUNE_ASSIGN_OR_RETURN(Problem problem, problem_at(m, n, k));
-    return run_at_any_address(impl_->session, problem, a, b, c, stream, status);
+  if (routed->watched.load(std::memory_order_relaxed)) {
+    return impl_->run_watched_checked(*routed, m, n, k, {a, b, c, stream});
   }
-  return status;
+  return impl_->run_checked(*routed->active.load(std::memory_order_acquire), m, n, k, {a, b, c, stream});
 }
 
 Result<int> GemmOp::route(std::int64_t m, std::int64_t n, std::int64_t k) {
