@@ -57,12 +57,12 @@ Result<std::unique_ptr<Harness>> create_harness(const DeviceInfo& device) {
 
 std::uintptr_t operand_grid_mask(const DeviceInfo& device) { return device.kind == DeviceKind::cuda ? 255 : 0; }
 
-Result<std::unique_ptr<OperandRelocation>> create_operand_relocation(const DeviceInfo& device, const Problem& problem) {
+std::unique_ptr<OperandRelocation> create_operand_relocation(const DeviceInfo& device) {
 #ifdef GEMMTUNE_HAVE_CUDA
-  if (device.kind == DeviceKind::cuda) return cuda::make_operand_relocation(device.cuda, problem);
+  if (device.kind == DeviceKind::cuda) return cuda::make_operand_relocation(device.cuda);
 #endif
-  (void)problem;
-  return unsupported("the kernels of " + device.name + " read operands at any address: nothing to move");
+  (void)device;
+  return nullptr;
 }
 
 Result<std::unique_ptr<DeviceCallTimer>> create_device_call_timer(const DeviceInfo& device, std::int64_t slots) {

@@ -17,14 +17,19 @@
 
 namespace gemmtune {
 
+// The most one operand's copy may take; a larger operand stays where it is (a kernel that
+// cannot read it there refuses the call, and the session runs it on one that can).
+inline constexpr std::int64_t kMaxRelocatedOperandBytes = std::int64_t(64) << 20;
+
 class OperandRelocation {
  public:
   virtual ~OperandRelocation() = default;
-  // Enqueues on args.stream a copy of A and of B where its address has a bit of `grid_mask` set
-  // (into a buffer on the 256-byte grid), then `kernel` with the copies in their place (C where
-  // it is), and gives the copies' buffer to the next call once the stream is past the kernel.
-  // Safe from several threads: calls take turns on it.
-  virtual Status run(const GemmArgs& args, std::uintptr_t grid_mask,
+  // A call of `problem`: enqueues on args.stream a copy of A and of B where its address has a
+  // bit of `grid_mask` set (a copy within kMaxRelocatedOperandBytes), into a buffer on the
+  // 256-byte grid, then `kernel` with the copies in their place (C where it is); the buffer
+  // goes to the next call once the stream is past the kernel. Without a copy to make, `kernel`
+  // on the caller's operands. Safe from several threads: calls take turns on the buffer.
+  virtual Status run(const Problem& problem, const GemmArgs& args, std::uintptr_t grid_mask,
                      const std::function<Status(const GemmArgs&)>& kernel) = 0;
 };
 
@@ -33,8 +38,9 @@ class OperandRelocation {
 // address as fast. Session::gemm tests A and B against it on every call.
 std::uintptr_t operand_grid_mask(const DeviceInfo& device);
 
-// For one problem on the device. unsupported where no operand can be moved (the CPU; a copy
-// past the size cap); an operand past the cap alone is left where it is.
-Result<std::unique_ptr<OperandRelocation>> create_operand_relocation(const DeviceInfo& device, const Problem& problem);
+// One per session: one buffer, grown to the largest call's copies and shared by every
+// problem's calls (a buffer per problem would hold a copy of A for every m a program meets).
+// Null where the device's kernels read any address (the CPU).
+std::unique_ptr<OperandRelocation> create_operand_relocation(const DeviceInfo& device);
 
 }  // namespace gemmtune

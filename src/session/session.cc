@@ -9,6 +9,7 @@
 #include <optional>
 #include <shared_mutex>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "../tuning/incremental_tune.h"
 #include "../tuning/session_store.h"
@@ -178,30 +179,15 @@ struct Session::Impl {
 
   // Operands off the grid a family's kernels were tuned at (Backend::operand_grid_bytes, kept
   // in each installed kernel; the device's widest is grid_mask, 0 on the CPU): a call whose A or
-  // B lies there runs on copies moved onto it (core/operand_relocation.h), per key a relocation
-  // made on the key's first such call (null where none can be), used for every later one.
+  // B lies there runs on copies moved onto it (core/operand_relocation.h: one buffer for the
+  // session, null on the CPU). Each problem's first such call says so.
   std::uintptr_t grid_mask = 0;
-  std::mutex relocation_mutex;
-  std::unordered_map<DispatchKey, std::unique_ptr<OperandRelocation>, DispatchKeyHash> relocations;
+  std::unique_ptr<OperandRelocation> relocation;
+  std::mutex relocated_mutex;
+  std::unordered_set<DispatchKey, DispatchKeyHash> relocated;
 
   static bool off(const void* a, const void* b, std::uintptr_t mask) {
     return ((reinterpret_cast<std::uintptr_t>(a) | reinterpret_cast<std::uintptr_t>(b)) & mask) != 0;
-  }
-
-  OperandRelocation* relocation_for(const Problem& problem, const DispatchKey& key) {
-    std::lock_guard lock(relocation_mutex);
-    auto [it, added] = relocations.try_emplace(key);
-    if (!added) return it->second.get();
-    auto made = create_operand_relocation(device, problem);
-    if (made.is_ok()) {
-      it->second = std::move(made).value();
-      warn_once(problem.describe() + ": A or B lies off the grid the picked kernel was tuned at; such calls "
-                "copy it onto the grid first");
-    } else {
-      warn_once(problem.describe() + ": A or B lies off the grid the picked kernel was tuned at and is not "
-                "copied: " + made.status().message());
-    }
-    return it->second.get();
   }
 
   // A call whose A or B may lie off the grid (`mask`) of the family that runs it: `call` runs it
@@ -209,10 +195,17 @@ struct Session::Impl {
   // on a kernel that reads any address.
   Status run_off_grid(const Problem& problem, const GemmArgs& args, std::uintptr_t mask,
                       const std::function<Status(const GemmArgs&)>& call) {
-    const DispatchKey key{ProblemKey::of(problem), problem.alpha(), problem.beta()};
-    OperandRelocation* relocation =
-        problem.k() > 0 && off(args.a, args.b, mask) ? relocation_for(problem, key) : nullptr;
-    Status status = relocation != nullptr ? relocation->run(args, mask, call) : call(args);
+    const bool moves = relocation != nullptr && problem.k() > 0 && off(args.a, args.b, mask);
+    if (moves) {
+      const DispatchKey key{ProblemKey::of(problem), problem.alpha(), problem.beta()};
+      std::lock_guard lock(relocated_mutex);
+      if (relocated.insert(key).second) {
+        warn_once(problem.describe() + ": A or B lies off the grid the picked kernel was tuned at; such calls "
+                  "copy it onto the grid first (where the copy takes at most " +
+                  std::to_string(kMaxRelocatedOperandBytes >> 20) + " MiB)");
+      }
+    }
+    Status status = moves ? relocation->run(problem, args, mask, call) : call(args);
     if (status.code() == ErrorCode::unsupported) return run_at_any_address(problem, args, status);
     return status;
   }
@@ -477,6 +470,7 @@ Result<std::unique_ptr<Session>> create_session(SessionOptions options, DeviceIn
   impl->backends = std::move(backends);
   impl->device = std::move(device);
   impl->grid_mask = operand_grid_mask(impl->device);
+  impl->relocation = create_operand_relocation(impl->device);
   for (const std::string& name : options.tuning.backends) GEMMTUNE_RETURN_IF_ERROR(impl->backend_named(name).status());
   impl->store = SessionStore::open(options.store);
   load_lut_and_model(options, impl->device, impl->backends);

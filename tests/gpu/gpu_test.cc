@@ -8,7 +8,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -209,6 +211,45 @@ TEST(Gpu, AMultiKernelOpRunsOperandsOffTheGridOnCopies) {
     }
   }
   EXPECT_EQ(checked, 6);
+}
+
+// The session's one buffer for copies, shared by threads on their own streams with problems of
+// growing size (the buffer grows while others' calls may still read it): every C must match.
+TEST(Gpu, OffGridCallsFromSeveralThreadsOnTheirStreamsShareTheCopiesBuffer) {
+  REQUIRE_GPU();
+  auto session = *Session::create(gpu_options());
+  constexpr int kThreads = 4, kCalls = 20;
+  std::vector<Problem> problems;
+  for (int t = 0; t < kThreads; ++t) problems.push_back(*Problem::create(64 << t, 512, 384, DType::bf16, "nt"));
+  for (const Problem& p : problems) ASSERT_TRUE(session->tune(p).is_ok()) << p.describe();
+  std::vector<std::unique_ptr<DeviceOperands>> operands;
+  for (int t = 0; t < kThreads; ++t) {
+    operands.push_back(
+        std::make_unique<DeviceOperands>(problems[std::size_t(t)], std::uint64_t(t), OperandOffsets{2, 2, 0}));
+  }
+  std::vector<Status> failed(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      cudaStream_t stream = nullptr;
+      cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+      DeviceOperands& o = *operands[std::size_t(t)];
+      for (int i = 0; i < kCalls && failed[std::size_t(t)].is_ok(); ++i) {
+        failed[std::size_t(t)] = session->gemm(problems[std::size_t(t)], o.a(), o.b(), o.c(), stream);
+      }
+      cudaStreamSynchronize(stream);
+      cudaStreamDestroy(stream);
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  int checked = 0;
+  for (int t = 0; t < kThreads; ++t) {
+    EXPECT_TRUE(failed[std::size_t(t)].is_ok()) << failed[std::size_t(t)].to_string();
+    const VerifyOutcome outcome = operands[std::size_t(t)]->check();
+    EXPECT_TRUE(outcome.ok) << problems[std::size_t(t)].describe() << ": " << outcome.reason;
+    ++checked;
+  }
+  EXPECT_EQ(checked, kThreads);
 }
 
 // A JIT kernel that faults or hangs is caught in the worker; the caller's context survives.

@@ -18,8 +18,8 @@ Result<std::unique_ptr<Harness>> make_cuda_harness(const DeviceInfo& device);
 // CUDA events around a program's calls, for the in-use check of a route.
 Result<std::unique_ptr<DeviceCallTimer>> make_cuda_call_timer(const DeviceInfo& device, std::int64_t slots);
 
-// Copies of a problem's A and B moved onto the 16-byte grid, for calls whose operands lie off it.
-Result<std::unique_ptr<OperandRelocation>> make_operand_relocation(const CudaInfo& device, const Problem& problem);
+// Copies of calls' A and B moved onto a family's grid, for calls whose operands lie off it.
+std::unique_ptr<OperandRelocation> make_operand_relocation(const CudaInfo& device);
 
 std::unique_ptr<Backend> make_cublaslt_backend(const CudaInfo& device);  // "cublaslt"
 std::unique_ptr<Backend> make_mma_backend(const CudaInfo& device);     // "mma"
