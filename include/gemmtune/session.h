@@ -2,6 +2,7 @@
 // dispatches straight to the picked kernel afterwards.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -33,11 +34,11 @@ SessionStore* session_store(Session& session);
 // any address; for gemmtune's own multi-kernel ops, as Session::gemm does it for its own calls.
 Status run_at_any_address(Session& session, const Problem& problem, const void* a, const void* b, void* c,
                           void* stream, const Status& refused);
-// A call whose A or B may lie off the grid the kernels of `backend` were tuned at, as
-// Session::gemm makes its own: `call` (a multi-kernel op's sub-kernel) runs it on copies moved
-// onto the grid where they lie off it.
-Status run_off_grid(Session& session, const Problem& problem, const void* a, const void* b, void* c, void* stream,
-                    std::string_view backend, const std::function<Status(const GemmArgs&)>& call);
+// A call whose A or B may lie off the grid (`grid_mask`, address bits) its kernel was tuned
+// at, as Session::gemm makes its own: `call` (a multi-kernel op's sub-kernel) runs it on copies
+// moved onto the grid where they lie off it.
+Status run_off_grid(Session& session, const Problem& problem, const GemmArgs& args, std::uintptr_t grid_mask,
+                    const std::function<Status(const GemmArgs&)>& call);
 
 // $GEMMTUNE_LUT and $GEMMTUNE_MODEL; "" when unset.
 std::string lut_path_from_env();
@@ -160,8 +161,8 @@ class Session {
                                                          std::vector<std::unique_ptr<Backend>> backends);
   friend Status run_at_any_address(Session& session, const Problem& problem, const void* a, const void* b, void* c,
                                    void* stream, const Status& refused);
-  friend Status run_off_grid(Session& session, const Problem& problem, const void* a, const void* b, void* c,
-                             void* stream, std::string_view backend, const std::function<Status(const GemmArgs&)>& call);
+  friend Status run_off_grid(Session& session, const Problem& problem, const GemmArgs& args, std::uintptr_t grid_mask,
+                             const std::function<Status(const GemmArgs&)>& call);
   std::unique_ptr<Impl> impl_;
 };
 

@@ -55,8 +55,6 @@ Result<std::unique_ptr<Harness>> create_harness(const DeviceInfo& device) {
 #endif
 }
 
-std::uintptr_t operand_grid_mask(const DeviceInfo& device) { return device.kind == DeviceKind::cuda ? 255 : 0; }
-
 std::unique_ptr<OperandRelocation> create_operand_relocation(const DeviceInfo& device) {
 #ifdef GEMMTUNE_HAVE_CUDA
   if (device.kind == DeviceKind::cuda) return cuda::make_operand_relocation(device.cuda);

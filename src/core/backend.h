@@ -49,8 +49,10 @@ class Kernel {
   virtual PrepareTimes prepare_times() const { return {}; }
 
   // The address bits of A and B that put them off the grid its family's kernels were tuned at
-  // (Backend::operand_grid_bytes - 1), set where the session installs the kernel: a call with
-  // one of them set runs on copies moved onto the grid. Read on every call, beside the vtable.
+  // (Backend::operand_grid_bytes - 1), set where every kernel is prepared (prepare_choice): a
+  // call with one of them set runs on copies moved onto the grid. 0 for a kernel of the
+  // session's own (a shape run through its op, which moves operands by its sub-kernel's grid).
+  // Read on every call, beside the vtable.
   std::uintptr_t operand_grid_mask = 0;
 };
 

@@ -33,11 +33,6 @@ class OperandRelocation {
                      const std::function<Status(const GemmArgs&)>& kernel) = 0;
 };
 
-// The address bits that may put an operand off the grid of one of the device's families
-// (Backend::operand_grid_bytes): 255 on a CUDA device, 0 on the CPU, whose kernels read any
-// address as fast. Session::gemm tests A and B against it on every call.
-std::uintptr_t operand_grid_mask(const DeviceInfo& device);
-
 // One per session: one buffer, grown to the largest call's copies and shared by every
 // problem's calls (a buffer per problem would hold a copy of A for every m a program meets).
 // Null where the device's kernels read any address (the CPU).

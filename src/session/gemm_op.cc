@@ -9,7 +9,6 @@
 
 #include "../tuning/autotuner.h"
 #include "../tuning/session_store.h"
-#include "../core/operand_relocation.h"
 #include "../core/device_call_timer.h"
 #include "../core/lock_free_map.h"
 #include "gemm_kernel_args.h"
@@ -119,7 +118,6 @@ struct GemmOp::Impl {
   Session& session;
   ProblemSpec family;
   GemmOpOptions options;
-  std::uintptr_t grid_mask;  // operand_grid_mask of the session's device: the widest family grid
   std::vector<SubKernel> subs;
   std::vector<std::array<std::int64_t, 3>> hint_shapes;  // one per hint, in options order
   std::vector<int> hint_to_sub;
@@ -141,8 +139,13 @@ struct GemmOp::Impl {
         : sub(first.sub), kernels{}, first_rounds(std::move(first.rounds)), rival_us(first.rival_us) {
       kernels.push_back(std::move(first.kernel));
       active.store(kernels.back().get());
+      grid_mask.store(operand_grid_mask(*kernels.back()));
     }
     std::atomic<GemmKernel*> active{nullptr};
+    // The grid the active kernel's family was tuned at: a call with A or B off it runs on copies.
+    // A revisit stores it after `active`, so a call between the two moves operands by the old
+    // kernel's grid: never wrong (a kernel refuses what it cannot read), at most slower.
+    std::atomic<std::uintptr_t> grid_mask{0};
     std::atomic<int> sub;
     std::vector<std::unique_ptr<GemmKernel>> kernels;  // the first decision's, then a revisit's
     // Calls toward the in-use check; only counted while `watched`.
@@ -160,8 +163,7 @@ struct GemmOp::Impl {
   LockFreeMap<Dims, Routed, DimsHash> table;
   std::mutex route_mutex;  // one shape routed (or revisited) at a time; readers never take it
 
-  Impl(Session& s, const ProblemSpec& f, GemmOpOptions o)
-      : session(s), family(f), options(std::move(o)), grid_mask(operand_grid_mask(s.device())) {}
+  Impl(Session& s, const ProblemSpec& f, GemmOpOptions o) : session(s), family(f), options(std::move(o)) {}
 
   std::array<std::int64_t, 3> shape_for_hint(std::int64_t hint) const {
     return {family.m == kDynamic ? hint : family.m, family.n == kDynamic ? hint : family.n,
@@ -436,14 +438,11 @@ struct GemmOp::Impl {
     return status;
   }
 
-  // A call with A or B off the grid of the family that serves its shape (a shape the op tuned
-  // itself, sub -1, names none: the device's widest grid then).
+  // A call with A or B off the grid of the kernel that serves its shape.
   [[gnu::noinline]] Status run_off_grid(Routed& routed, std::int64_t m, std::int64_t n, std::int64_t k,
                                         const GemmArgs& args) {
     GEMMTUNE_ASSIGN_OR_RETURN(Problem problem, problem_at(m, n, k));
-    const int sub = routed.sub.load(std::memory_order_relaxed);
-    const std::string_view backend = sub >= 0 ? std::string_view(subs[std::size_t(sub)].backend) : "";
-    return gemmtune::run_off_grid(session, problem, args.a, args.b, args.c, args.stream, backend,
+    return gemmtune::run_off_grid(session, problem, args, routed.grid_mask.load(std::memory_order_relaxed),
                                   [&](const GemmArgs& moved) {
                                     return routed.watched.load(std::memory_order_relaxed)
                                                ? run_watched(routed, m, n, k, moved)
@@ -522,6 +521,7 @@ struct GemmOp::Impl {
       ++changed_on_revisit;
       routed.kernels.push_back(std::move(again->kernel));
       routed.active.store(routed.kernels.back().get(), std::memory_order_release);
+      routed.grid_mask.store(operand_grid_mask(*routed.kernels.back()));
       routed.sub.store(sub);
     }
     store_checked(routed, sub, true);
@@ -590,9 +590,9 @@ Status GemmOp::run(std::int64_t m, std::int64_t n, std::int64_t k, const void* a
     GEMMTUNE_ASSIGN_OR_RETURN(routed, impl_->resolve(m, n, k));
   }
   // A or B off the grid the sub-kernel's family was tuned at: copied onto it, as Session::gemm
-  // does. Tested against the widest grid of the device's families first: one AND a call.
-  if (((reinterpret_cast<std::uintptr_t>(a) | reinterpret_cast<std::uintptr_t>(b)) & impl_->grid_mask) != 0)
-      [[unlikely]] {
+  // does (one AND a call).
+  const std::uintptr_t grid_mask = routed->grid_mask.load(std::memory_order_relaxed);
+  if (((reinterpret_cast<std::uintptr_t>(a) | reinterpret_cast<std::uintptr_t>(b)) & grid_mask) != 0) [[unlikely]] {
     return impl_->run_off_grid(*routed, m, n, k, {a, b, c, stream});
   }
   if (routed->watched.load(std::memory_order_relaxed)) {

@@ -133,6 +133,7 @@ class GemmKernelHandle final : public GemmKernel {
       : kernel_(std::move(kernel)), backend_(std::move(backend)), config_(config) {}
   Status run(const void* a, const void* b, void* c, void* stream) override { return kernel_->run({a, b, c, stream}); }
   Status run(const GemmArgs& args) { return kernel_->run(args); }
+  std::uintptr_t operand_grid_mask() const { return kernel_->operand_grid_mask; }
   const std::string& backend() const override { return backend_; }
   const KernelConfig& config() const override { return config_; }
   std::string detail() const override { return kernel_->detail(); }
@@ -178,10 +179,9 @@ struct Session::Impl {
   std::map<std::string, std::unique_ptr<GemmOp>> families;
 
   // Operands off the grid a family's kernels were tuned at (Backend::operand_grid_bytes, kept
-  // in each installed kernel; the device's widest is grid_mask, 0 on the CPU): a call whose A or
-  // B lies there runs on copies moved onto it (core/operand_relocation.h: one buffer for the
-  // session, null on the CPU). Each problem's first such call says so.
-  std::uintptr_t grid_mask = 0;
+  // in each kernel as Kernel::operand_grid_mask; 0 on the CPU): a call whose A or B lies there
+  // runs on copies moved onto it (core/operand_relocation.h: one buffer for the session, null on
+  // the CPU). Each problem's first such call says so.
   std::unique_ptr<OperandRelocation> relocation;
   std::mutex relocated_mutex;
   std::unordered_set<DispatchKey, DispatchKeyHash> relocated;
@@ -314,13 +314,6 @@ struct Session::Impl {
     GEMMTUNE_ASSERT(kernel != nullptr, "a pick is installed with its kernel: a null one would be called");
     std::unique_lock lock(table_mutex);
     Kernel* raw = kernel.get();
-    // A shape that runs through its family's op is moved there, by the sub-kernel's grid.
-    if (pick.op != nullptr) {
-      raw->operand_grid_mask = 0;
-    } else {
-      raw->operand_grid_mask =
-          pick.backend != nullptr ? std::uintptr_t(pick.backend->operand_grid_bytes() - 1) : grid_mask;
-    }
     owned.push_back(std::move(kernel));
     std::atomic<Kernel*>* slot = table.insert(key, std::make_unique<std::atomic<Kernel*>>(raw));
     slot->store(raw, std::memory_order_release);
@@ -469,7 +462,6 @@ Result<std::unique_ptr<Session>> create_session(SessionOptions options, DeviceIn
   auto impl = std::make_unique<Session::Impl>();
   impl->backends = std::move(backends);
   impl->device = std::move(device);
-  impl->grid_mask = operand_grid_mask(impl->device);
   impl->relocation = create_operand_relocation(impl->device);
   for (const std::string& name : options.tuning.backends) GEMMTUNE_RETURN_IF_ERROR(impl->backend_named(name).status());
   impl->store = SessionStore::open(options.store);
@@ -596,17 +588,19 @@ Status run_at_any_address(Session& session, const Problem& problem, const void* 
   return session.impl_->run_at_any_address(problem, {a, b, c, stream}, refused);
 }
 
-Status run_off_grid(Session& session, const Problem& problem, const void* a, const void* b, void* c, void* stream,
-                    std::string_view backend, const std::function<Status(const GemmArgs&)>& call) {
-  Session::Impl& impl = *session.impl_;
-  auto family = impl.backend_named(backend);
-  const std::uintptr_t mask = family.is_ok() ? std::uintptr_t((*family)->operand_grid_bytes() - 1) : impl.grid_mask;
-  return impl.run_off_grid(problem, {a, b, c, stream}, mask, call);
+Status run_off_grid(Session& session, const Problem& problem, const GemmArgs& args, std::uintptr_t grid_mask,
+                    const std::function<Status(const GemmArgs&)>& call) {
+  return session.impl_->run_off_grid(problem, args, grid_mask, call);
 }
 
 Status run_with_args(GemmKernel& kernel, const GemmArgs& args) {
   if (auto* handle = dynamic_cast<GemmKernelHandle*>(&kernel)) return handle->run(args);
   return kernel.run(args.a, args.b, args.c, args.stream);
+}
+
+std::uintptr_t operand_grid_mask(const GemmKernel& kernel) {
+  const auto* handle = dynamic_cast<const GemmKernelHandle*>(&kernel);
+  return handle != nullptr ? handle->operand_grid_mask() : 0;
 }
 const SessionOptions& Session::options() const { return impl_->options; }
 

@@ -1,5 +1,6 @@
 #include "guarded_choice.h"
 
+#include <cstdint>
 #include <exception>
 
 namespace gemmtune {
@@ -15,6 +16,8 @@ PreparedChoice prepare_choice(const Backend& backend, const Problem& problem, co
     auto kernel = backend.prepare(problem, config);
     if (kernel.is_ok()) {
       out.kernel = std::move(kernel).value();
+      // Every kernel carries the grid its family was tuned at (Session::gemm reads it per call).
+      out.kernel->operand_grid_mask = std::uintptr_t(backend.operand_grid_bytes() - 1);
     } else {
       out.status = ChoiceStatus::prepare_failed;
       out.error = kernel.status();

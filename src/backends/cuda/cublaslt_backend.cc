@@ -149,17 +149,18 @@ class CublasLtKernel final : public Kernel {
   }
 
   Status run(const GemmArgs& args) override {
-    const cublasLtMatmulAlgo_t* algo = &algo_;
-    const Alignments given = alignments_of(args);
-    if (given != Alignments{}) [[unlikely]] {
-      GEMMTUNE_ASSIGN_OR_RETURN(algo, algorithm_for(given));
+    const std::uintptr_t addresses = reinterpret_cast<std::uintptr_t>(args.a) |
+                                     reinterpret_cast<std::uintptr_t>(args.b) | reinterpret_cast<std::uintptr_t>(args.c);
+    if ((addresses & (kAssumedAlignment - 1)) != 0) [[unlikely]] {
+      const Alignments given = alignments_of(args);
+      GEMMTUNE_ASSIGN_OR_RETURN(const cublasLtMatmulAlgo_t* algo, algorithm_for(given));
       Status status = matmul(args, algo);
       // The heuristics may offer an algorithm that then refuses the call (s8 at a 1-byte
       // alignment): remembered, so that later such calls are refused at once.
       if (status.code() == ErrorCode::unsupported) forget_algorithm_for(given);
       return status;
     }
-    return matmul(args, algo);
+    return matmul(args, &algo_);
   }
   std::size_t workspace_bytes() const override { return workspace_bytes_; }
   // The heuristic's rank names no algorithm: whether two runs timed the same code shows here.

@@ -1,5 +1,7 @@
 #include "cuda_module.h"
 
+#include <algorithm>
+
 #include "cuda_check.h"
 
 namespace gemmtune::cuda {
@@ -109,14 +111,26 @@ Status SerializedScratch::allocate(std::size_t bytes) {
   bytes_ = bytes;
   GEMMTUNE_RETURN_IF_ERROR(check(cudaMalloc(&data_, bytes), "cudaMalloc(kernel scratch)"));
   GEMMTUNE_RETURN_IF_ERROR(check(cudaMemset(data_, 0, bytes), "cudaMemset(kernel scratch)"));
-  cudaEvent_t event = nullptr;
-  GEMMTUNE_RETURN_IF_ERROR(check(cudaEventCreateWithFlags(&event, cudaEventDisableTiming), "cudaEventCreate(scratch)"));
-  free_ = event;
+  if (free_ == nullptr) {
+    cudaEvent_t event = nullptr;
+    GEMMTUNE_RETURN_IF_ERROR(check(cudaEventCreateWithFlags(&event, cudaEventDisableTiming), "cudaEventCreate(scratch)"));
+    free_ = event;
+  }
   return check(cudaDeviceSynchronize(), "zeroing kernel scratch");
 }
 
-Result<std::unique_lock<std::mutex>> SerializedScratch::begin(void* stream) {
+Result<std::unique_lock<std::mutex>> SerializedScratch::begin(void* stream, std::size_t at_least) {
   std::unique_lock<std::mutex> lock(mutex_);
+  if (at_least > bytes_) {
+    if (free_ != nullptr) {
+      GEMMTUNE_RETURN_IF_ERROR(check(cudaEventSynchronize(static_cast<cudaEvent_t>(free_)), "cudaEventSynchronize(scratch)"));
+    }
+    const std::size_t grown = std::max(at_least, 2 * bytes_);
+    if (data_ != nullptr) cudaFree(data_);
+    data_ = nullptr;
+    bytes_ = 0;
+    GEMMTUNE_RETURN_IF_ERROR(allocate(grown));
+  }
   GEMMTUNE_RETURN_IF_ERROR(check(
       cudaStreamWaitEvent(static_cast<cudaStream_t>(stream), static_cast<cudaEvent_t>(free_), 0), "cudaStreamWaitEvent(scratch)"));
   return lock;

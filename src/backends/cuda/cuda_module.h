@@ -138,8 +138,10 @@ class SerializedScratch {
   std::size_t bytes() const { return bytes_; }
 
   // A run's turn on `stream`: the returned lock is held until the run is enqueued and
-  // finish() recorded.
-  Result<std::unique_lock<std::mutex>> begin(void* stream);
+  // finish() recorded. With `at_least` past what it holds, the scratch first grows (to twice
+  // its size or more, zeroed): the last run's event is waited for, as a run on another stream
+  // may still use the old one.
+  Result<std::unique_lock<std::mutex>> begin(void* stream, std::size_t at_least = 0);
   Status finish(void* stream);
 
  private:

@@ -25,10 +25,15 @@ WgmmaOperand padded_for_tma(WgmmaOperand operand) {
   return operand;
 }
 
-PaddedOperands padded_operands(const Problem& p) {
+PaddedOperands caller_operands(const Problem& p) {
   const int in = input_code(p.a_type());
-  return {padded_for_tma({nullptr, in, p.a_layout() == Layout::col_major, p.m(), p.k(), p.lda(), 0}),
-          padded_for_tma({nullptr, in, p.b_layout() == Layout::row_major, p.n(), p.k(), p.ldb(), 0})};
+  return {{nullptr, in, p.a_layout() == Layout::col_major, p.m(), p.k(), p.lda(), 0},
+          {nullptr, in, p.b_layout() == Layout::row_major, p.n(), p.k(), p.ldb(), 0}};
+}
+
+PaddedOperands padded_operands(const Problem& p) {
+  const PaddedOperands caller = caller_operands(p);
+  return {padded_for_tma(caller.a), padded_for_tma(caller.b)};
 }
 
 std::int64_t padded_copy_bytes(const WgmmaOperand& operand) {

@@ -33,6 +33,8 @@ struct PaddedOperands {
   bool any() const { return a.caller_ld != 0 || b.caller_ld != 0; }
 };
 PaddedOperands padded_operands(const Problem& problem);
+// The same as the caller lays them out (none padded).
+PaddedOperands caller_operands(const Problem& problem);
 
 // Bytes of the operand's padded copy: 0 where it reads the caller's rows.
 std::int64_t padded_copy_bytes(const WgmmaOperand& operand);
