@@ -106,7 +106,7 @@ struct KernelConfig {
 std::string_view cpu_isa_name(std::int32_t isa);
 // The level cpu_isa_name names ("avx2": 1); -1 for a name of none.
 std::int32_t cpu_isa_from_name(std::string_view name);
-std::string_view kernel_name(std::int32_t kernel);      // "main", "gemv", "rows", … "fault_spin"
+std::string_view kernel_name(std::int32_t kernel);      // "main", "gemv", "rows", … "any_reduction"
 std::string_view a_source_name(std::int32_t a_source);  // "smem", "l1", "group"
 std::string_view grid_name(std::int32_t grid);          // "balanced", "fill"
 std::string_view split_reduce_name(std::int32_t split_reduce);  // "l2", "cluster"
@@ -133,6 +133,8 @@ inline constexpr std::int32_t kKernelSgemm = 10;         // onednn: dnnl_sgemm, 
 inline constexpr std::int32_t kKernelPerCall = 11;       // libxsmm: its lookup at every call
 inline constexpr std::int32_t kKernelFaultAddress = 12;  // mma, tests only: an illegal address
 inline constexpr std::int32_t kKernelFaultSpin = 13;     // mma, tests only: a kernel that never ends
+inline constexpr std::int32_t kKernelPadded = 14;        // cublaslt: on padded copies of operands
+inline constexpr std::int32_t kKernelAnyReduction = 15;  // cublaslt as called: any split-k reduction
 
 // A config as a backend of an older gemmtune stored it, in today's fields: before 2026-11-28 one
 // number, `algo`, was the cpu backend's kernel (0 packed, 1 rows, … 8 rows-dots), oneDNN's and

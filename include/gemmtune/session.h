@@ -118,6 +118,11 @@ class Session {
   // capped, as the autotuner gets them); empty when it cannot run the problem.
   Result<std::vector<KernelConfig>> configs(const Problem& problem, std::string_view backend) const;
 
+  // The configs of one backend that a program calling that library itself runs, which
+  // `gemmtune bench` times as the peer: its configs, but cuBLASLt's with the library's own
+  // preferences (split-k may add its partial sums in bf16, which gemmtune's choices do not).
+  Result<std::vector<KernelConfig>> peer_configs(const Problem& problem, std::string_view backend) const;
+
   // The configs of one backend that do all of that library's own work per call, for comparing
   // what a call costs when its shape is known only at the call, as Session::gemm's is
   // (`gemmtune bench`): libxsmm looking its JIT kernel up on every call, oneDNN's sgemm (its

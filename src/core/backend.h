@@ -98,6 +98,13 @@ class Backend {
   virtual std::vector<KernelConfig> per_call_configs(const Problem& problem) const {
     return configs(problem, SearchSpace::default_space);
   }
+  // The configs a program that calls the library itself runs, which `gemmtune bench` times as
+  // the peer; they may lie outside configs(). cuBLASLt's own preferences let split-k add its
+  // partial sums in bf16, which gemmtune's choices do not (cublaslt_plan.h). By default, its
+  // configs in the space given.
+  virtual std::vector<KernelConfig> peer_configs(const Problem& problem, SearchSpace space) const {
+    return configs(problem, space);
+  }
 };
 
 using BackendList = std::vector<std::unique_ptr<Backend>>;

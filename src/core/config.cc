@@ -11,9 +11,9 @@ namespace {
 
 constexpr std::array<std::string_view, 5> kIsaNames{"generic", "avx2", "avx512", "avx512_vnni", "avx512_bf16"};
 // KernelConfig::kernel's names, in the order of the kKernel* values (config.h).
-constexpr std::array<std::string_view, 14> kKernelNames{
+constexpr std::array<std::string_view, 16> kKernelNames{
     "main", "gemv", "rows", "dot", "columns", "tile", "stream", "axpy", "pairs", "rows_dots",
-    "sgemm", "per_call", "fault_address", "fault_spin"};
+    "sgemm", "per_call", "fault_address", "fault_spin", "padded", "any_reduction"};
 // Other names parse() reads for a value: each family's own name for its main kernel (0, never
 // printed), so that "kernel=mma" or "kernel=packed" says which one is meant.
 struct ValueAlias {
@@ -59,7 +59,8 @@ constexpr std::array kFields{
 static_assert(kKernelNames[kKernelGemv] == "gemv" && kKernelNames[kKernelRows] == "rows" &&
               kKernelNames[kKernelStream] == "stream" && kKernelNames[kKernelRowsDots] == "rows_dots" &&
               kKernelNames[kKernelSgemm] == "sgemm" && kKernelNames[kKernelPerCall] == "per_call" &&
-              kKernelNames[kKernelFaultSpin] == "fault_spin" && kKernelNames.size() == kKernelFaultSpin + 1,
+              kKernelNames[kKernelFaultSpin] == "fault_spin" && kKernelNames[kKernelPadded] == "padded" &&
+              kKernelNames[kKernelAnyReduction] == "any_reduction" && kKernelNames.size() == kKernelAnyReduction + 1,
               "kKernelNames follows the kKernel* values of config.h");
 
 }  // namespace

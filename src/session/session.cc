@@ -545,6 +545,11 @@ Result<std::vector<KernelConfig>> Session::configs(const Problem& problem, std::
   return backend->configs(problem, impl_->options.tuning.search);
 }
 
+Result<std::vector<KernelConfig>> Session::peer_configs(const Problem& problem, std::string_view backend_name) const {
+  GEMMTUNE_ASSIGN_OR_RETURN(const Backend* backend, impl_->backend_named(backend_name));
+  return backend->peer_configs(problem, impl_->options.tuning.search);
+}
+
 Result<std::vector<KernelConfig>> Session::per_call_configs(const Problem& problem,
                                                             std::string_view backend_name) const {
   GEMMTUNE_ASSIGN_OR_RETURN(const Backend* backend, impl_->backend_named(backend_name));

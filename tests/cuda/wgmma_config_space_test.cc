@@ -376,9 +376,12 @@ TEST(WgmmaConfigSpace, ThePreludeIssuesTheDtypesInstructionWithOneOperandPerAccu
   }
 }
 
-TEST(WgmmaConfigSpace, VersionIsAHashOfTheTemplateAndThePrelude) {
+// And of the pad-copy kernel, which a padded operand's choices are timed with.
+TEST(WgmmaConfigSpace, VersionIsAHashOfTheTemplateThePreludeAndThePadCopy) {
   EXPECT_EQ(wgmma_backend_version().rfind("gemm_wgmma-", 0), 0u);
-  EXPECT_EQ(wgmma_backend_version().size(), 11u + 16u);
+  EXPECT_EQ(wgmma_backend_version().size(), 11u + 16u + 1u + pad_copy_version().size());
+  EXPECT_NE(wgmma_backend_version().find("+" + pad_copy_version()), std::string::npos);
+  EXPECT_EQ(pad_copy_version().rfind("pad_copy-", 0), 0u);
   EXPECT_EQ(gemm_wgmma_source().find("#include"), std::string_view::npos) << "the template must need no headers";
   EXPECT_NE(gemm_wgmma_source().find("cp.async.bulk.tensor"), std::string_view::npos);
 }

@@ -10,7 +10,6 @@
 #include <functional>
 #include <memory>
 #include <string>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -227,21 +226,10 @@ TEST(Gpu, OffGridCallsFromSeveralThreadsOnTheirStreamsShareTheCopiesBuffer) {
     operands.push_back(
         std::make_unique<DeviceOperands>(problems[std::size_t(t)], std::uint64_t(t), OperandOffsets{2, 2, 0}));
   }
-  std::vector<Status> failed(kThreads);
-  std::vector<std::thread> threads;
-  for (int t = 0; t < kThreads; ++t) {
-    threads.emplace_back([&, t] {
-      cudaStream_t stream = nullptr;
-      cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
-      DeviceOperands& o = *operands[std::size_t(t)];
-      for (int i = 0; i < kCalls && failed[std::size_t(t)].is_ok(); ++i) {
-        failed[std::size_t(t)] = session->gemm(problems[std::size_t(t)], o.a(), o.b(), o.c(), stream);
-      }
-      cudaStreamSynchronize(stream);
-      cudaStreamDestroy(stream);
-    });
-  }
-  for (std::thread& thread : threads) thread.join();
+  const std::vector<Status> failed = call_from_threads(kThreads, kCalls, [&](int t, cudaStream_t stream) {
+    DeviceOperands& o = *operands[std::size_t(t)];
+    return session->gemm(problems[std::size_t(t)], o.a(), o.b(), o.c(), stream);
+  });
   int checked = 0;
   for (int t = 0; t < kThreads; ++t) {
     EXPECT_TRUE(failed[std::size_t(t)].is_ok()) << failed[std::size_t(t)].to_string();

@@ -8,6 +8,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <thread>
+#include <vector>
 
 #include "core/reference_gemm.h"
 #include "core/test_buffers.h"
@@ -84,5 +87,24 @@ class DeviceOperands {
   OperandOffsets offsets_;
   DeviceBytes a_, b_, c_;
 };
+
+// `threads` threads at once, each with a stream of its own, each making `calls` calls
+// call(thread, stream) until one fails; each thread's last status, after its stream finished.
+inline std::vector<Status> call_from_threads(int threads, int calls,
+                                             const std::function<Status(int, cudaStream_t)>& call) {
+  std::vector<Status> last(std::size_t(threads), Status::ok());
+  std::vector<std::thread> running;
+  for (int t = 0; t < threads; ++t) {
+    running.emplace_back([&, t] {
+      cudaStream_t stream = nullptr;
+      cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+      for (int i = 0; i < calls && last[std::size_t(t)].is_ok(); ++i) last[std::size_t(t)] = call(t, stream);
+      cudaStreamSynchronize(stream);
+      cudaStreamDestroy(stream);
+    });
+  }
+  for (std::thread& thread : running) thread.join();
+  return last;
+}
 
 }  // namespace gemmtune

@@ -80,7 +80,7 @@ Result<ShapeComparison> compare_with_peers(Session& session, const Problem& prob
   for (const std::string& name : peers) {
     PeerTime peer;
     peer.backend = name;
-    auto configs = session.configs(problem, name);
+    auto configs = session.peer_configs(problem, name);
     if (configs.is_ok() && configs->empty()) configs = std::vector<KernelConfig>{KernelConfig{}};
     const std::vector<KernelConfig> handles = configs.is_ok() ? *configs : std::vector<KernelConfig>{};
     auto per_call_list = session.per_call_configs(problem, name);

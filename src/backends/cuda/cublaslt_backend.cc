@@ -2,135 +2,70 @@
 // field `rank`, 1-based), so the autotuner benchmarks what cuBLAS would only guess
 // between: best-of-8 beats the first pick by ~1.04x geomean on an H100 (anchors.md).
 //
-// cuBLASLt is column-major; gemmtune's C is row-major. Row-major C (m×n) is column-major Cᵀ
-// (n×m), and Cᵀ = Bᵀ·Aᵀ, so cuBLASLt's "A" is our B and its "B" our A. A row-major operand
-// read column-major is its own transpose, which decides each op below.
+// Its kernels (config field `kernel`):
+// - main: the heuristics' algorithms that keep split-k's partial sums in f32
+//   (cublaslt_plan.h, Reductions), on the caller's operands;
+// - padded: the same for padded copies of operands whose leading dimension is not a multiple
+//   of 16 bytes (padded_operand.h), copied before it on every call, as PyTorch's pad_mm does:
+//   cuBLASLt's algorithms read such rows 1.9-3.8x slower (H200, tn m = 100 and 300);
+// - any_reduction: the heuristics' algorithms with cuBLASLt's default preferences, as a
+//   program calling it gets them: `gemmtune bench` compares with these, and never picks them.
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <iterator>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <utility>
 
-#include "cuda_backends.h"
 #include "cublaslt_library.h"
+#include "cublaslt_plan.h"
+#include "cuda_backends.h"
 #include "cuda_check.h"
+#include "cuda_module.h"
+#include "pad_copy_kernel.h"
+#include "padded_operand.h"
 
 namespace gemmtune::cuda {
 namespace {
 
-constexpr int kMaxAlgorithms = 16;
-// Workspace offered to the heuristics; larger lets split-k algorithms in.
-constexpr std::size_t kMaxWorkspaceBytes = std::size_t(32) << 20;
-
-cudaDataType_t to_cuda(DType type) {
-  switch (type) {
-    case DType::f32: return CUDA_R_32F;
-    case DType::f16: return CUDA_R_16F;
-    case DType::bf16: return CUDA_R_16BF;
-    case DType::s8: return CUDA_R_8I;
-    case DType::s32: return CUDA_R_32I;
-  }
-  return CUDA_R_32F;
+Reductions reductions_of(const KernelConfig& config) {
+  return config.kernel == kKernelAnyReduction ? Reductions::any : Reductions::f32_partials;
 }
 
-// One cuBLASLt handle per process and device, created on first use (it needs a GPU).
-Result<cublasLtHandle_t> handle_for(const CublasLtApi& api, int device) {
-  static std::mutex mutex;
-  static cublasLtHandle_t handles[64] = {};
-  if (device < 0 || device >= 64) return invalid_argument("device index out of range");
-  std::lock_guard lock(mutex);
-  if (handles[device] == nullptr) {
-    GEMMTUNE_RETURN_IF_ERROR(check(cudaSetDevice(device), "cudaSetDevice"));
-    GEMMTUNE_RETURN_IF_ERROR(check(api.create(&handles[device]), "cublasLtCreate"));
-  }
-  return handles[device];
+// The problem as a padded kernel hands it to cuBLASLt: the leading dimensions of its copies.
+Result<Problem> padded_problem(const Problem& problem) {
+  const PaddedOperands padded = padded_operands(problem);
+  ProblemSpec spec = problem.spec();
+  spec.lda = padded.a.ld;
+  spec.ldb = padded.b.ld;
+  return Problem::create(spec);
 }
 
-// The descriptors of one problem; owns them.
-struct MatmulPlan {
-  const CublasLtApi& api;
-  cublasLtMatmulDesc_t desc = nullptr;
-  cublasLtMatrixLayout_t x = nullptr, y = nullptr, c = nullptr;  // x: our B, y: our A
-  bool integer = false;
-  explicit MatmulPlan(const CublasLtApi& library) : api(library) {}
-  MatmulPlan(const MatmulPlan&) = delete;
-  MatmulPlan& operator=(const MatmulPlan&) = delete;
-  ~MatmulPlan() {
-    if (desc) api.desc_destroy(desc);
-    if (x) api.layout_destroy(x);
-    if (y) api.layout_destroy(y);
-    if (c) api.layout_destroy(c);
+// Why the problem has no padded kernel ("" where it has): none of its operands needs a copy,
+// or one would take too much memory.
+std::string why_not_padded(const Problem& problem) {
+  const PaddedOperands padded = padded_operands(problem);
+  if (!padded.any()) return "no operand's leading dimension needs padding (all are multiples of 16 bytes)";
+  for (const WgmmaOperand* operand : {&padded.a, &padded.b}) {
+    if (std::string why = padded_copy_problem(*operand); !why.empty()) return why;
   }
+  return "";
+}
+
+// The padded copies of a kernel's operands: A's and B's copy shapes (lines 0 where read in
+// place), one buffer for both, and the copy kernel.
+struct OperandCopies {
+  PaddedCopyShape a, b;
+  std::size_t b_offset = 0;
+  SerializedScratch buffer;
+  CUfunction pad_copy = nullptr;
+  int sm_count = 0;
 };
-
-Status make_plan(const Problem& p, MatmulPlan& plan) {
-  const CublasLtApi& api = plan.api;
-  plan.integer = p.a_type() == DType::s8;
-  cublasComputeType_t compute = CUBLAS_COMPUTE_32F;
-  if (plan.integer) compute = CUBLAS_COMPUTE_32I;
-  const cudaDataType_t scale = plan.integer ? CUDA_R_32I : CUDA_R_32F;
-  GEMMTUNE_RETURN_IF_ERROR(check(api.desc_create(&plan.desc, compute, scale), "cublasLtMatmulDescCreate"));
-  const cublasOperation_t op_x = p.b_layout() == Layout::row_major ? CUBLAS_OP_N : CUBLAS_OP_T;
-  const cublasOperation_t op_y = p.a_layout() == Layout::row_major ? CUBLAS_OP_N : CUBLAS_OP_T;
-  GEMMTUNE_RETURN_IF_ERROR(
-      check(api.desc_set(plan.desc, CUBLASLT_MATMUL_DESC_TRANSA, &op_x, sizeof op_x), "set TRANSA"));
-  GEMMTUNE_RETURN_IF_ERROR(
-      check(api.desc_set(plan.desc, CUBLASLT_MATMUL_DESC_TRANSB, &op_y, sizeof op_y), "set TRANSB"));
-  // Stored shapes (column-major view) of each operand.
-  const std::uint64_t x_rows = op_x == CUBLAS_OP_N ? p.n() : p.k(), x_cols = op_x == CUBLAS_OP_N ? p.k() : p.n();
-  const std::uint64_t y_rows = op_y == CUBLAS_OP_N ? p.k() : p.m(), y_cols = op_y == CUBLAS_OP_N ? p.m() : p.k();
-  GEMMTUNE_RETURN_IF_ERROR(check(api.layout_create(&plan.x, to_cuda(p.b_type()), x_rows, x_cols, p.ldb()), "layout B"));
-  GEMMTUNE_RETURN_IF_ERROR(check(api.layout_create(&plan.y, to_cuda(p.a_type()), y_rows, y_cols, p.lda()), "layout A"));
-  GEMMTUNE_RETURN_IF_ERROR(check(api.layout_create(&plan.c, to_cuda(p.c_type()), p.n(), p.m(), p.ldc()), "layout C"));
-  return Status::ok();
-}
-
-// The alignment of each of our operands' addresses, in bytes: the largest power of two that
-// divides it, up to 256, which is what cuBLASLt's heuristics assume unless told less.
-constexpr std::uint32_t kAssumedAlignment = 256;
-struct Alignments {
-  std::uint32_t a = kAssumedAlignment, b = kAssumedAlignment, c = kAssumedAlignment;
-  bool operator==(const Alignments&) const = default;
-};
-
-std::uint32_t address_alignment(const void* p) {
-  const std::uintptr_t address = reinterpret_cast<std::uintptr_t>(p);
-  const std::uintptr_t lowest_bit = address & (~address + 1);
-  return lowest_bit == 0 || lowest_bit > kAssumedAlignment ? kAssumedAlignment : std::uint32_t(lowest_bit);
-}
-
-Alignments alignments_of(const GemmArgs& args) {
-  return {address_alignment(args.a), address_alignment(args.b), address_alignment(args.c)};
-}
-
-// The heuristic's ranked algorithms for a problem (at most kMaxAlgorithms) whose workspace fits
-// `max_workspace` and that read operands of the `given` alignments.
-Result<std::vector<cublasLtMatmulHeuristicResult_t>> heuristics(cublasLtHandle_t handle, const MatmulPlan& plan,
-                                                                std::size_t max_workspace = kMaxWorkspaceBytes,
-                                                                const Alignments& given = {}) {
-  const CublasLtApi& api = plan.api;
-  cublasLtMatmulPreference_t preference = nullptr;
-  GEMMTUNE_RETURN_IF_ERROR(check(api.preference_create(&preference), "cublasLtMatmulPreferenceCreate"));
-  api.preference_set(preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &max_workspace, sizeof max_workspace);
-  for (auto [which, bytes] : {std::pair{CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, given.b},
-                              std::pair{CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, given.a},
-                              std::pair{CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, given.c},
-                              std::pair{CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, given.c}}) {
-    api.preference_set(preference, which, &bytes, sizeof bytes);
-  }
-  std::vector<cublasLtMatmulHeuristicResult_t> results(kMaxAlgorithms);
-  int found = 0;
-  cublasStatus_t status = api.heuristic(handle, plan.desc, plan.x, plan.y, plan.c, plan.c, preference,
-                                        kMaxAlgorithms, results.data(), &found);
-  api.preference_destroy(preference);
-  GEMMTUNE_RETURN_IF_ERROR(check(status, "cublasLtMatmulAlgoGetHeuristic"));
-  if (found == 0) return unsupported("cuBLASLt has no algorithm for this problem");
-  results.resize(std::size_t(found));
-  return results;
-}
 
 // One ranked algorithm of one problem. Tuning timed it on cudaMalloc's 256-byte aligned
 // operands. A call whose operands lie less aligned (a view into a larger buffer) runs the
@@ -140,29 +75,53 @@ Result<std::vector<cublasLtMatmulHeuristicResult_t>> heuristics(cublasLtHandle_t
 // 248 us against 182 for the heuristic's pick for that alignment).
 class CublasLtKernel final : public Kernel {
  public:
-  CublasLtKernel(const Problem& problem, cublasLtHandle_t handle, std::unique_ptr<MatmulPlan> plan,
+  CublasLtKernel(cublasLtHandle_t handle, std::unique_ptr<MatmulPlan> plan, Reductions reductions,
                  cublasLtMatmulAlgo_t algo, void* workspace, std::size_t workspace_bytes)
-      : problem_(problem), handle_(handle), plan_(std::move(plan)), algo_(algo), workspace_(workspace),
-        workspace_bytes_(workspace_bytes) {}
+      : handle_(handle), plan_(std::move(plan)), reductions_(reductions), algo_(algo),
+        workspace_bytes_(workspace_bytes) {
+    streams_[0].data = workspace;
+  }
   ~CublasLtKernel() override {
-    if (workspace_ != nullptr) cudaFree(workspace_);
+    for (const StreamWorkspace& slot : streams_) {
+      if (slot.data != nullptr) cudaFree(slot.data);
+    }
+  }
+
+  // Reads the problem's padded operands from copies made before each call.
+  Status copy_operands(const Problem& problem, const CudaInfo& device) {
+    const PaddedOperands padded = padded_operands(problem);
+    auto copies = std::make_unique<OperandCopies>();
+    if (padded.a.caller_ld != 0) copies->a = padded_copy_shape(padded.a);
+    if (padded.b.caller_ld != 0) copies->b = padded_copy_shape(padded.b);
+    // Each copy at a multiple of 256 bytes, the alignment the heuristics assumed.
+    copies->b_offset = std::size_t((padded_copy_bytes(padded.a) + 255) / 256 * 256);
+    GEMMTUNE_RETURN_IF_ERROR(copies->buffer.allocate(copies->b_offset + std::size_t(padded_copy_bytes(padded.b))));
+    GEMMTUNE_ASSIGN_OR_RETURN(copies->pad_copy, pad_copy_function(device));
+    copies->sm_count = device.sm_count;
+    copies_ = std::move(copies);
+    return Status::ok();
   }
 
   Status run(const GemmArgs& args) override {
-    const std::uintptr_t addresses = reinterpret_cast<std::uintptr_t>(args.a) |
-                                     reinterpret_cast<std::uintptr_t>(args.b) | reinterpret_cast<std::uintptr_t>(args.c);
-    if ((addresses & (kAssumedAlignment - 1)) != 0) [[unlikely]] {
-      const Alignments given = alignments_of(args);
-      GEMMTUNE_ASSIGN_OR_RETURN(const cublasLtMatmulAlgo_t* algo, algorithm_for(given));
-      Status status = matmul(args, algo);
-      // The heuristics may offer an algorithm that then refuses the call (s8 at a 1-byte
-      // alignment): remembered, so that later such calls are refused at once.
-      if (status.code() == ErrorCode::unsupported) forget_algorithm_for(given);
-      return status;
+    if (copies_ == nullptr) return run_at(args);
+    // One call's copies at a time; the turn is given back whatever fails after it is taken.
+    GEMMTUNE_ASSIGN_OR_RETURN(std::unique_lock<std::mutex> turn, copies_->buffer.begin(args.stream));
+    GemmArgs on_copies = args;
+    char* buffer = static_cast<char*>(copies_->buffer.data());
+    Status status = Status::ok();
+    for (auto [shape, caller, copy] : {std::tuple{&copies_->a, &on_copies.a, buffer},
+                                       std::tuple{&copies_->b, &on_copies.b, buffer + copies_->b_offset}}) {
+      if (shape->lines == 0 || !status.is_ok()) continue;
+      status = enqueue_pad_copy(copies_->pad_copy, *shape, *caller, copy, args.stream, copies_->sm_count);
+      *caller = copy;
     }
-    return matmul(args, &algo_);
+    if (status.is_ok()) status = run_at(on_copies);
+    const Status given_back = copies_->buffer.finish(args.stream);
+    return status.is_ok() ? given_back : status;
   }
-  std::size_t workspace_bytes() const override { return workspace_bytes_; }
+  std::size_t workspace_bytes() const override {
+    return workspace_bytes_ + (copies_ != nullptr ? copies_->buffer.bytes() : 0);
+  }
   // The heuristic's rank names no algorithm: whether two runs timed the same code shows here.
   std::string detail() const override {
     auto attribute = [this](cublasLtMatmulAlgoConfigAttributes_t which) {
@@ -181,14 +140,59 @@ class CublasLtKernel final : public Kernel {
   }
 
  private:
-  Status matmul(const GemmArgs& args, const cublasLtMatmulAlgo_t* algo) const {
-    const float alpha_f = float(problem_.alpha()), beta_f = float(problem_.beta());
-    const std::int32_t alpha_i = std::int32_t(problem_.alpha()), beta_i = std::int32_t(problem_.beta());
-    const void* alpha = plan_->integer ? static_cast<const void*>(&alpha_i) : &alpha_f;
-    const void* beta = plan_->integer ? static_cast<const void*>(&beta_i) : &beta_f;
-    return check(plan_->api.matmul(handle_, plan_->desc, alpha, args.b, plan_->x, args.a, plan_->y, beta, args.c,
-                                   plan_->c, args.c, plan_->c, algo, workspace_, workspace_bytes_,
-                                   static_cast<cudaStream_t>(args.stream)),
+  // The call on operands where they lie (the caller's, or copies).
+  Status run_at(const GemmArgs& args) {
+    const std::uintptr_t addresses = reinterpret_cast<std::uintptr_t>(args.a) |
+                                     reinterpret_cast<std::uintptr_t>(args.b) | reinterpret_cast<std::uintptr_t>(args.c);
+    if ((addresses & (kAssumedAlignment - 1)) != 0) [[unlikely]] {
+      const Alignments given = alignments_of(args.a, args.b, args.c);
+      GEMMTUNE_ASSIGN_OR_RETURN(const cublasLtMatmulAlgo_t* algo, algorithm_for(given));
+      Status status = matmul(args, algo);
+      // The heuristics may offer an algorithm that then refuses the call (s8 at a 1-byte
+      // alignment): remembered, so that later such calls are refused at once.
+      if (status.code() == ErrorCode::unsupported) forget_algorithm_for(given);
+      return status;
+    }
+    return matmul(args, &algo_);
+  }
+
+  // The workspace: each of the first kStreamWorkspaces streams that call has one to itself, its
+  // calls ordered in it (the tuning's stream is one; the first's is allocated at prepare); calls on any
+  // later stream take turns on a shared one. Two calls on two streams at once would otherwise
+  // add their partial sums in the same bytes.
+  Status matmul(const GemmArgs& args, const cublasLtMatmulAlgo_t* algo) {
+    if (workspace_bytes_ == 0) return matmul_with(args, algo, nullptr);
+    const auto stream = reinterpret_cast<std::uintptr_t>(args.stream);
+    for (const StreamWorkspace& slot : streams_) {
+      if (slot.stream.load(std::memory_order_acquire) == stream) return matmul_with(args, algo, slot.data);
+    }
+    GEMMTUNE_ASSIGN_OR_RETURN(void* own, claim_workspace(stream));
+    if (own != nullptr) return matmul_with(args, algo, own);
+    GEMMTUNE_ASSIGN_OR_RETURN(std::unique_lock<std::mutex> turn, shared_.begin(args.stream, workspace_bytes_));
+    const Status status = matmul_with(args, algo, shared_.data());
+    const Status given_back = shared_.finish(args.stream);
+    return status.is_ok() ? given_back : status;
+  }
+  // A free slot's workspace for `stream` (allocated here but the first's), or null where all are
+  // taken.
+  Result<void*> claim_workspace(std::uintptr_t stream) {
+    std::lock_guard lock(claim_mutex_);
+    for (StreamWorkspace& slot : streams_) {
+      const std::uintptr_t owner = slot.stream.load(std::memory_order_relaxed);
+      if (owner == stream) return slot.data;
+      if (owner != kUnowned) continue;
+      if (slot.data == nullptr) {
+        GEMMTUNE_RETURN_IF_ERROR(check(cudaMalloc(&slot.data, workspace_bytes_), "cudaMalloc workspace"));
+      }
+      slot.stream.store(stream, std::memory_order_release);  // after data: a reader sees both
+      return slot.data;
+    }
+    return static_cast<void*>(nullptr);
+  }
+  Status matmul_with(const GemmArgs& args, const cublasLtMatmulAlgo_t* algo, void* workspace) const {
+    return check(plan_->api.matmul(handle_, plan_->desc, plan_->alpha(), args.b, plan_->x, args.a, plan_->y,
+                                   plan_->beta(), args.c, plan_->c, args.c, plan_->c, algo, workspace,
+                                   workspace_bytes_, static_cast<cudaStream_t>(args.stream)),
                  "cublasLtMatmul");
   }
 
@@ -198,7 +202,7 @@ class CublasLtKernel final : public Kernel {
     std::lock_guard lock(others_mutex_);
     auto it = std::find_if(others_.begin(), others_.end(), [&](const Other& o) { return o.alignments == given; });
     if (it == others_.end()) {
-      auto found = heuristics(handle_, *plan_, workspace_bytes_, given);
+      auto found = heuristics(handle_, *plan_, reductions_, workspace_bytes_, given);
       others_.push_back(Other{given, found.is_ok() ? std::optional(found->front().algo) : std::nullopt});
       it = std::prev(others_.end());
     }
@@ -216,12 +220,21 @@ class CublasLtKernel final : public Kernel {
     }
   }
 
-  Problem problem_;
   cublasLtHandle_t handle_;
   std::unique_ptr<MatmulPlan> plan_;
+  Reductions reductions_;
   cublasLtMatmulAlgo_t algo_;
-  void* workspace_;
   std::size_t workspace_bytes_;
+  static constexpr std::uintptr_t kUnowned = ~std::uintptr_t(0);  // not a stream: 0 is the default one
+  static constexpr std::size_t kStreamWorkspaces = 4;
+  struct StreamWorkspace {
+    std::atomic<std::uintptr_t> stream{kUnowned};
+    void* data = nullptr;
+  };
+  std::array<StreamWorkspace, kStreamWorkspaces> streams_;
+  std::mutex claim_mutex_;
+  SerializedScratch shared_;               // later streams' workspace
+  std::unique_ptr<OperandCopies> copies_;  // kernel padded only
   struct Other {
     Alignments alignments;
     std::optional<cublasLtMatmulAlgo_t> algo;  // none: the heuristics have none for them
@@ -238,34 +251,43 @@ class CublasLtBackend final : public Backend {
   // From 16 bytes up its heuristics pick an algorithm for the call's alignment (PyTorch's
   // figures); below, algorithms refuse or run 4-11x slower.
   std::size_t operand_grid_bytes() const override { return 16; }
-  // The loaded library's own version (it may differ from the headers of the build).
+  // The loaded library's own version (it may differ from the headers of the build), what
+  // gemmtune asks of it (f32 partial sums) and the copy kernel of its padded kernels.
   std::string version() const override {
     auto api = cublaslt_api();
-    return api.is_ok() ? "cublasLt-" + std::to_string((*api)->get_version()) : "cublasLt-unavailable";
+    if (!api.is_ok()) return "cublasLt-unavailable";
+    return "cublasLt-" + std::to_string((*api)->get_version()) + "+f32-partials+" + pad_copy_version();
   }
 
+  // The main kernel's ranks, then the padded kernel's where an operand needs a copy.
   std::vector<KernelConfig> configs(const Problem& problem, SearchSpace) const override {
-    if (!supported(problem).is_ok()) return {};
-    auto api = cublaslt_api();
-    if (!api.is_ok()) return {};
-    auto handle = handle_for(**api, device_.index);
-    if (!handle.is_ok()) return {};
-    MatmulPlan plan(**api);
-    if (!make_plan(problem, plan).is_ok()) return {};
-    auto found = heuristics(*handle, plan);
-    if (!found.is_ok()) return {};
-    std::vector<KernelConfig> configs;
-    for (std::size_t i = 0; i < found->size(); ++i) {
-      KernelConfig c;
-      c.rank = int(i) + 1;
-      configs.push_back(c);
+    std::vector<KernelConfig> configs = ranked(problem, kKernelMain);
+    if (why_not_padded(problem).empty()) {
+      auto padded = padded_problem(problem);
+      if (padded.is_ok()) {
+        for (const KernelConfig& c : ranked(*padded, kKernelPadded)) configs.push_back(c);
+      }
     }
     return configs;
+  }
+  // A program calling cuBLASLt, handle or not: the library's own preferences.
+  std::vector<KernelConfig> peer_configs(const Problem& problem, SearchSpace) const override {
+    return ranked(problem, kKernelAnyReduction);
+  }
+  std::vector<KernelConfig> per_call_configs(const Problem& problem) const override {
+    return ranked(problem, kKernelAnyReduction);
   }
 
   Status can_implement(const Problem& problem, const KernelConfig& config) const override {
     GEMMTUNE_RETURN_IF_ERROR(supported(problem));
     GEMMTUNE_RETURN_IF_ERROR(cublaslt_api().status());
+    if (config.kernel != kKernelMain && config.kernel != kKernelPadded && config.kernel != kKernelAnyReduction) {
+      return unsupported("cublaslt has the kernels main, padded and any_reduction, not " +
+                         std::string(kernel_name(config.kernel)));
+    }
+    if (config.kernel == kKernelPadded) {
+      if (std::string why = why_not_padded(problem); !why.empty()) return unsupported("no padded kernel: " + why);
+    }
     if (config.rank < 1 || config.rank > kMaxAlgorithms) {
       return unsupported("rank must be a heuristic rank in [1, " + std::to_string(kMaxAlgorithms) + "]");
     }
@@ -275,11 +297,14 @@ class CublasLtBackend final : public Backend {
   Result<std::unique_ptr<Kernel>> prepare(const Problem& problem, const KernelConfig& config) const override {
     GEMMTUNE_RETURN_IF_ERROR(can_implement(problem, config));
     GEMMTUNE_ASSIGN_OR_RETURN(const CublasLtApi* api, cublaslt_api());
-    GEMMTUNE_ASSIGN_OR_RETURN(cublasLtHandle_t handle, handle_for(*api, device_.index));
+    GEMMTUNE_ASSIGN_OR_RETURN(cublasLtHandle_t handle, cublaslt_handle(*api, device_.index));
     GEMMTUNE_RETURN_IF_ERROR(check(cudaSetDevice(device_.index), "cudaSetDevice"));
+    const bool padded = config.kernel == kKernelPadded;
+    GEMMTUNE_ASSIGN_OR_RETURN(const Problem planned, padded ? padded_problem(problem) : Result<Problem>(problem));
     auto plan = std::make_unique<MatmulPlan>(*api);
-    GEMMTUNE_RETURN_IF_ERROR(make_plan(problem, *plan));
-    GEMMTUNE_ASSIGN_OR_RETURN(auto found, heuristics(handle, *plan));
+    GEMMTUNE_RETURN_IF_ERROR(make_plan(planned, *plan));
+    const Reductions reductions = reductions_of(config);
+    GEMMTUNE_ASSIGN_OR_RETURN(auto found, heuristics(handle, *plan, reductions));
     if (std::size_t(config.rank) > found.size()) {
       return unsupported("the heuristics rank only " + std::to_string(found.size()) + " algorithms here");
     }
@@ -288,14 +313,36 @@ class CublasLtBackend final : public Backend {
     if (pick.workspaceSize > 0) {
       GEMMTUNE_RETURN_IF_ERROR(check(cudaMalloc(&workspace, pick.workspaceSize), "cudaMalloc workspace"));
     }
-    return std::unique_ptr<Kernel>(std::make_unique<CublasLtKernel>(problem, handle, std::move(plan), pick.algo,
-                                                                     workspace, pick.workspaceSize));
+    auto kernel = std::make_unique<CublasLtKernel>(handle, std::move(plan), reductions, pick.algo, workspace,
+                                                   pick.workspaceSize);
+    if (padded) GEMMTUNE_RETURN_IF_ERROR(kernel->copy_operands(problem, device_));
+    return std::unique_ptr<Kernel>(std::move(kernel));
   }
 
  private:
   static Status supported(const Problem& p) {
     if (p.m() == 0 || p.n() == 0 || p.k() == 0) return unsupported("cuBLASLt is not used for zero-sized dims");
     return Status::ok();
+  }
+  // One config per algorithm the heuristics rank for the problem, of the given kernel.
+  std::vector<KernelConfig> ranked(const Problem& problem, std::int32_t kernel) const {
+    if (!supported(problem).is_ok()) return {};
+    auto api = cublaslt_api();
+    if (!api.is_ok()) return {};
+    auto handle = cublaslt_handle(**api, device_.index);
+    if (!handle.is_ok()) return {};
+    MatmulPlan plan(**api);
+    if (!make_plan(problem, plan).is_ok()) return {};
+    KernelConfig config;
+    config.kernel = kernel;
+    auto found = heuristics(*handle, plan, reductions_of(config));
+    if (!found.is_ok()) return {};
+    std::vector<KernelConfig> configs;
+    for (std::size_t i = 0; i < found->size(); ++i) {
+      config.rank = int(i) + 1;
+      configs.push_back(config);
+    }
+    return configs;
   }
   CudaInfo device_;
 };

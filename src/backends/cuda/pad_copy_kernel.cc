@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include "cubin_cache.h"
 #include "cuda_module.h"
 #include "nvrtc_compiler.h"
 
@@ -12,6 +13,11 @@ namespace gemmtune::cuda {
 
 std::vector<std::string> pad_copy_options(const CudaInfo& device) {
   return {"--gpu-architecture=" + device.arch(), "-std=c++17", "-default-device"};
+}
+
+std::string pad_copy_version() {
+  static const std::string version = "pad_copy-" + to_hex(sha256(pad_copy_source())).substr(0, 16);
+  return version;
 }
 
 Result<CUfunction> pad_copy_function(const CudaInfo& device) {

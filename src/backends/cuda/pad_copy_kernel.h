@@ -17,6 +17,8 @@ namespace gemmtune::cuda {
 // kernels/pad_copy.cuh as embedded, and its NVRTC options for a device.
 std::string_view pad_copy_source();
 std::vector<std::string> pad_copy_options(const CudaInfo& device);
+// A short hash of the kernel's source, for the versions of the families whose picks it times.
+std::string pad_copy_version();
 
 // The kernel on `device`: compiled by NVRTC (or taken from the cubin cache) on a process's first
 // use and loaded once. Its module stays loaded until the process exits: any prepared kernel of

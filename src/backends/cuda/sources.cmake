@@ -7,6 +7,7 @@ set(GEMMTUNE_CUDA_SOURCES
   backends/cuda/cuda_verifier.cc
   backends/cuda/launch_overlap.cc
   backends/cuda/cublaslt_backend.cc
+  backends/cuda/cublaslt_plan.cc
   backends/cuda/cublaslt_library.cc
   backends/cuda/nvrtc_library.cc
   backends/cuda/toolkit_library.cc

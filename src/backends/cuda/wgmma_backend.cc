@@ -253,9 +253,11 @@ class WgmmaBackend final : public Backend {
 std::string wgmma_backend_version() {
   // The prelude of one instance stands for the generator: an edit of how it writes the
   // instruction changes it.
+  // Its padded operands' copy kernel is timed with it.
   static const std::string version =
       "gemm_wgmma-" +
-      to_hex(sha256(std::string(gemm_wgmma_source()) + wgmma_kernel_source(WgmmaInstance{}, ""))).substr(0, 16);
+      to_hex(sha256(std::string(gemm_wgmma_source()) + wgmma_kernel_source(WgmmaInstance{}, ""))).substr(0, 16) +
+      "+" + pad_copy_version();
   return version;
 }
 
