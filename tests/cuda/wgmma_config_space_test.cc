@@ -332,20 +332,54 @@ TEST(WgmmaConfigSpace, OperandsTmaCannotAddressAreReadFromPaddedCopies) {
 
 // The pad-copy kernel copies lines in the widest chunk that divides the caller's pitch, its line
 // and its address: bf16 lines of 300 elements (600 bytes) in 8 bytes, f16 lines of 1001 in 2,
-// TF32 in 4, s8 of odd k byte by byte, and narrower where the address is off.
+// TF32 in 4, s8 of odd k byte by byte, and narrower where the address is off. Where that chunk
+// is narrower than 8 bytes, or the caller's lines lie on 16-byte boundaries, and the copy's do
+// (a padded copy's), it copies 16-byte chunks shifted into place instead.
 TEST(WgmmaConfigSpace, PaddedCopiesGoInTheWidestChunkThePitchLineAndAddressAllow) {
-  auto chunk = [](const Problem& p, bool a, std::uintptr_t address) {
+  auto shape_of = [](const Problem& p, bool a) {
     const WgmmaMapping map = wgmma_mapping(p, config_of(wgmma_default_list()[0], p.a_type()));
     const WgmmaOperand& o = a ? map.a : map.b;
     EXPECT_NE(o.caller_ld, 0) << p.describe();
-    return pad_copy_chunk_bytes(padded_copy_shape(o), reinterpret_cast<const void*>(address));
+    return padded_copy_shape(o);
+  };
+  auto address = [](std::uintptr_t at) { return reinterpret_cast<const void*>(at); };
+  // Copied at the caller's own pitch (never on 16-byte boundaries here), as a moved operand is.
+  auto chunk = [&](const Problem& p, bool a, std::uintptr_t at) {
+    PaddedCopyShape shape = shape_of(p, a);
+    shape.copy_pitch = shape.caller_pitch;
+    return pad_copy_chunk_bytes(shape, address(at), address(4096));
+  };
+  struct Case {
+    Problem problem;
+    bool a;  // the padded operand: A, or B
+    std::uintptr_t at;
+    int padded_chunk;
   };
   const Problem tn = make(300, 4096, 4096, DType::bf16, "tn");
+  const Problem nn = make(64, 1001, 256, DType::f16, "nn");
+  const Problem s8 = make(64, 512, 1001, DType::s8, "nt");
+  int checked = 0;
+  for (const Case& c : {Case{tn, true, 256, 8}, Case{tn, true, 257, 16}, Case{tn, true, 258, 16},
+                        Case{tn, true, 260, 16}, Case{tn, true, 264, 8}, Case{nn, false, 256, 16},
+                        Case{nn, false, 258, 16}, Case{s8, true, 256, 16}, Case{s8, true, 263, 16}}) {
+    const PaddedCopyShape shape = shape_of(c.problem, c.a);
+    EXPECT_EQ(pad_copy_chunk_bytes(shape, address(c.at), address(4096)), c.padded_chunk)
+        << c.problem.describe() << " from " << c.at;
+    EXPECT_NE(pad_copy_chunk_bytes(shape, address(c.at), address(4096 + 8)), 16) << "a copy off 16 bytes";
+    ++checked;
+  }
+  EXPECT_EQ(checked, 9);
+  // An operand moved at its own pitch of 8192 bytes: from 16 bytes off in 16, from 8 in 8.
+  const PaddedCopyShape moved{4096, 8192, 8192, 8192};
+  EXPECT_EQ(pad_copy_chunk_bytes(moved, address(256 + 16), address(4096)), 16);
+  EXPECT_EQ(pad_copy_chunk_bytes(moved, address(256 + 8), address(4096)), 8);
+  EXPECT_EQ(pad_copy_chunk_bytes(moved, address(256 + 2), address(4096)), 16);
   const PaddedCopyShape shape = padded_copy_shape(wgmma_mapping(tn, config_of(wgmma_default_list()[0], DType::bf16)).a);
   EXPECT_EQ(shape.lines, 4096);
   EXPECT_EQ(shape.line_bytes, 600);
   EXPECT_EQ(shape.caller_pitch, 600);
   EXPECT_EQ(shape.copy_pitch, 608);
+  EXPECT_EQ(shape_of(tn, true).copy_pitch, 608);
   EXPECT_EQ(chunk(tn, true, 256), 8);
   EXPECT_EQ(chunk(tn, true, 256 + 4), 4) << "an address 4 bytes off";
   EXPECT_EQ(chunk(tn, true, 256 + 2), 2);

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "backends/cuda/pad_copy_kernel.h"
 #include "core/backend.h"
 #include "core/harness.h"
 #include "core/reference_gemm.h"
@@ -238,6 +239,47 @@ TEST(Gpu, OffGridCallsFromSeveralThreadsOnTheirStreamsShareTheCopiesBuffer) {
     ++checked;
   }
   EXPECT_EQ(checked, kThreads);
+}
+
+// The pad-copy kernel byte for byte: lines of odd and even lengths from every source offset
+// within 16 bytes, into copies whose lines start on 16-byte boundaries (the shifted 16-byte
+// chunks) and into copies at the source's own odd pitch (the narrow chunks).
+TEST(Gpu, ThePadCopyKernelCopiesLinesFromAnyOffset) {
+  REQUIRE_GPU();
+  const DeviceInfo device = *find_device("cuda:0");
+  auto function = cuda::pad_copy_function(device.cuda);
+  ASSERT_TRUE(function.is_ok()) << function.status().to_string();
+  int checked = 0;
+  for (std::int64_t line_bytes : {600, 2002, 1001, 48, 33, 16, 15, 1}) {
+    for (std::int64_t offset = 0; offset < 16; ++offset) {
+      for (bool padded : {true, false}) {
+        const std::int64_t lines = 37, caller_pitch = line_bytes + 3;
+        const std::int64_t copy_pitch = padded ? (line_bytes + 15) / 16 * 16 : caller_pitch;
+        const cuda::PaddedCopyShape shape{lines, line_bytes, caller_pitch, copy_pitch};
+        // The operand ends where its allocation does: a read past it would be memcheck's.
+        const std::size_t source_bytes = std::size_t(offset + (lines - 1) * caller_pitch + line_bytes);
+        std::vector<unsigned char> host(source_bytes);
+        for (std::size_t i = 0; i < host.size(); ++i) host[i] = static_cast<unsigned char>(i * 7 + 3);
+        DeviceBytes source(source_bytes), copy(std::size_t(lines * copy_pitch));
+        ASSERT_EQ(cudaMemcpy(source.ptr, host.data(), source_bytes, cudaMemcpyHostToDevice), cudaSuccess);
+        ASSERT_EQ(cudaMemset(copy.ptr, 0, std::size_t(lines * copy_pitch)), cudaSuccess);
+        const unsigned char* caller = static_cast<unsigned char*>(source.ptr) + offset;
+        ASSERT_TRUE(cuda::enqueue_pad_copy(*function, shape, caller, copy.ptr, nullptr, device.cuda.sm_count).is_ok());
+        std::vector<unsigned char> back(std::size_t(lines * copy_pitch));
+        ASSERT_EQ(cudaMemcpy(back.data(), copy.ptr, back.size(), cudaMemcpyDeviceToHost), cudaSuccess);
+        int wrong = 0;
+        for (std::int64_t l = 0; l < lines; ++l) {
+          for (std::int64_t b = 0; b < line_bytes; ++b) {
+            wrong += back[std::size_t(l * copy_pitch + b)] != host[std::size_t(offset + l * caller_pitch + b)];
+          }
+        }
+        EXPECT_EQ(wrong, 0) << "lines of " << line_bytes << " bytes from offset " << offset << ", chunk "
+                            << cuda::pad_copy_chunk_bytes(shape, caller, copy.ptr);
+        ++checked;
+      }
+    }
+  }
+  EXPECT_EQ(checked, 8 * 16 * 2);
 }
 
 // A JIT kernel that faults or hangs is caught in the worker; the caller's context survives.

@@ -48,19 +48,27 @@ Result<CUfunction> pad_copy_function(const CudaInfo& device) {
   return function;
 }
 
-int pad_copy_chunk_bytes(const PaddedCopyShape& shape, const void* caller) {
+int pad_copy_chunk_bytes(const PaddedCopyShape& shape, const void* caller, const void* copy) {
   const auto divides = [](std::int64_t chunk, std::int64_t value) { return value % chunk == 0; };
   const auto address = std::int64_t(reinterpret_cast<std::uintptr_t>(caller) % 16);
+  int narrow = 1;
   for (int chunk : {8, 4, 2}) {
-    if (divides(chunk, shape.caller_pitch) && divides(chunk, shape.line_bytes) && divides(chunk, address)) return chunk;
+    if (divides(chunk, shape.caller_pitch) && divides(chunk, shape.line_bytes) && divides(chunk, address)) {
+      narrow = chunk;
+      break;
+    }
   }
-  return 1;
+  // Where 8-byte chunks serve, short lines run them faster than shifted ones: tn m = 100 in bf16
+  // (lines of 200 bytes) copied in 4.1 us by 8 bytes and 5.5 by 16 on the H200.
+  const bool copy_on_16 = divides(16, shape.copy_pitch) && reinterpret_cast<std::uintptr_t>(copy) % 16 == 0;
+  const bool source_on_16 = divides(16, shape.caller_pitch) && address == 0;
+  return copy_on_16 && (narrow < 8 || source_on_16) ? 16 : narrow;
 }
 
 Status enqueue_pad_copy(CUfunction function, const PaddedCopyShape& shape, const void* caller, void* copy,
                         void* stream, int sm_count) {
   if (shape.lines == 0 || shape.line_bytes == 0) return Status::ok();
-  int chunk = pad_copy_chunk_bytes(shape, caller);
+  int chunk = pad_copy_chunk_bytes(shape, caller, copy);
   const char* src = static_cast<const char*>(caller);
   char* dst = static_cast<char*>(copy);
   long long src_pitch = shape.caller_pitch, dst_pitch = shape.copy_pitch;
@@ -68,7 +76,7 @@ Status enqueue_pad_copy(CUfunction function, const PaddedCopyShape& shape, const
   void* params[] = {&src, &src_pitch, &dst, &dst_pitch, &line_bytes, &lines, &chunk};
   // A grid-stride loop: enough blocks to fill the SMs a few times over, no more.
   constexpr unsigned kThreads = 256;
-  const std::int64_t chunks = shape.lines * (shape.line_bytes / chunk);
+  const std::int64_t chunks = shape.lines * ((shape.line_bytes + chunk - 1) / chunk);
   const auto blocks = unsigned(std::clamp<std::int64_t>((chunks + kThreads - 1) / kThreads, 1, std::int64_t(sm_count) * 16));
   return enqueue_launch(function, blocks, 1, kThreads, 0, static_cast<CUstream>(stream), params, /*overlapped=*/false,
                         "cuLaunchKernelEx(gemmtune_pad_copy)");

@@ -25,10 +25,11 @@ std::string pad_copy_version();
 // any family may hold the function.
 Result<CUfunction> pad_copy_function(const CudaInfo& device);
 
-// The widest chunk (8, 4, 2 or 1 bytes) the kernel copies `shape` in from `caller`: it must
-// divide the caller's pitch, its line and its address (the copy's are multiples of 16; a caller
-// pitch of 16 bytes needs no copy).
-int pad_copy_chunk_bytes(const PaddedCopyShape& shape, const void* caller);
+// The chunk the kernel copies `shape` in from `caller` to `copy`: the widest (8, 4, 2 or 1
+// bytes) that divides the caller's pitch, its line and its address; but 16 bytes, shifted into
+// place from any source address, where the copy's lines start on 16-byte boundaries (every
+// padded copy's do) and that chunk is narrower than 8 or the caller's lines lie on 16 too.
+int pad_copy_chunk_bytes(const PaddedCopyShape& shape, const void* caller, const void* copy);
 
 // Enqueues the copy of `caller` into `copy` on `stream`.
 Status enqueue_pad_copy(CUfunction function, const PaddedCopyShape& shape, const void* caller, void* copy,
