@@ -1,6 +1,7 @@
 // The cublaslt family's kernels on the GPU: its choices keep split-k's partial sums in f32
 // (cublaslt_plan.h, Reductions), its padded kernel reads copies of rows that are not 16-byte
-// multiples, and a kernel with a workspace runs from several streams at once.
+// multiples (in the device's buffer for copies, which wgmma's padded kernels share), and a
+// kernel with a workspace runs from several streams at once.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -138,6 +139,49 @@ TEST(GpuCublasLt, AKernelWithAWorkspaceRunsFromManyStreamsAtOnce) {
     ++checked;
   }
   EXPECT_EQ(checked, kThreads);
+}
+
+// Padded kernels of both families and of several problems, whose copies differ in size, called
+// at once from threads on streams of their own: they take turns on the device's one buffer for
+// copies, which grows while calls of other kernels may still read it. Every C must match.
+TEST(GpuCublasLt, PaddedKernelsOfSeveralProblemsShareTheDevicesCopiesBuffer) {
+  REQUIRE_GPU();
+  const BackendList backends = create_backends(*find_device("cuda:0"));
+  std::vector<Problem> problems;
+  std::vector<std::unique_ptr<Kernel>> kernels;
+  for (const Problem& p : {*Problem::create(100, 512, 384, DType::bf16, "tn"),
+                           *Problem::create(136, 1001, 520, DType::f16, "nn"),
+                           *Problem::create(300, 1024, 2048, DType::bf16, "tn")}) {
+    for (const auto& b : backends) {
+      if (b->name() != "wgmma" && b->name() != "cublaslt") continue;
+      for (const KernelConfig& config : b->configs(p, SearchSpace::default_space)) {
+        if (b->name() == "cublaslt" && config.kernel != kKernelPadded) continue;
+        auto kernel = b->prepare(p, config);
+        ASSERT_TRUE(kernel.is_ok()) << b->name() << " " << config.to_string() << ": " << kernel.status().to_string();
+        problems.push_back(p);
+        kernels.push_back(std::move(kernel).value());
+        break;  // one kernel of each family a problem
+      }
+    }
+  }
+  ASSERT_EQ(kernels.size(), 6u);
+  const int threads = int(kernels.size());
+  std::vector<std::unique_ptr<DeviceOperands>> operands;
+  for (int t = 0; t < threads; ++t) {
+    operands.push_back(std::make_unique<DeviceOperands>(problems[std::size_t(t)], std::uint64_t(70 + t)));
+  }
+  const std::vector<Status> failed = call_from_threads(threads, 25, [&](int t, cudaStream_t stream) {
+    DeviceOperands& o = *operands[std::size_t(t)];
+    return kernels[std::size_t(t)]->run(GemmArgs{o.a(), o.b(), o.c(), stream});
+  });
+  int checked = 0;
+  for (int t = 0; t < threads; ++t) {
+    EXPECT_TRUE(failed[std::size_t(t)].is_ok()) << failed[std::size_t(t)].to_string();
+    const VerifyOutcome outcome = operands[std::size_t(t)]->check();
+    EXPECT_TRUE(outcome.ok) << problems[std::size_t(t)].describe() << " kernel " << t << ": " << outcome.reason;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 6);
 }
 
 }  // namespace

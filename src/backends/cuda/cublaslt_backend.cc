@@ -58,11 +58,12 @@ std::string why_not_padded(const Problem& problem) {
 }
 
 // The padded copies of a kernel's operands: A's and B's copy shapes (lines 0 where read in
-// place), one buffer for both, and the copy kernel.
+// place), where B's lies after A's and the bytes of both in the device's buffer for copies, and
+// the copy kernel.
 struct OperandCopies {
   PaddedCopyShape a, b;
-  std::size_t b_offset = 0;
-  SerializedScratch buffer;
+  std::size_t b_offset = 0, bytes = 0;
+  SerializedScratch* buffer = nullptr;
   CUfunction pad_copy = nullptr;
   int sm_count = 0;
 };
@@ -95,7 +96,8 @@ class CublasLtKernel final : public Kernel {
     if (padded.b.caller_ld != 0) copies->b = padded_copy_shape(padded.b);
     // Each copy at a multiple of 256 bytes, the alignment the heuristics assumed.
     copies->b_offset = std::size_t((padded_copy_bytes(padded.a) + 255) / 256 * 256);
-    GEMMTUNE_RETURN_IF_ERROR(copies->buffer.allocate(copies->b_offset + std::size_t(padded_copy_bytes(padded.b))));
+    copies->bytes = copies->b_offset + std::size_t(padded_copy_bytes(padded.b));
+    copies->buffer = &padded_copies_buffer(device.index);
     GEMMTUNE_ASSIGN_OR_RETURN(copies->pad_copy, pad_copy_function(device));
     copies->sm_count = device.sm_count;
     copies_ = std::move(copies);
@@ -104,10 +106,11 @@ class CublasLtKernel final : public Kernel {
 
   Status run(const GemmArgs& args) override {
     if (copies_ == nullptr) return run_at(args);
-    // One call's copies at a time; the turn is given back whatever fails after it is taken.
-    GEMMTUNE_ASSIGN_OR_RETURN(std::unique_lock<std::mutex> turn, copies_->buffer.begin(args.stream));
+    // One call's copies at a time in the device's buffer (which the call's bytes may grow); the
+    // turn is given back whatever fails after it is taken.
+    GEMMTUNE_ASSIGN_OR_RETURN(std::unique_lock<std::mutex> turn, copies_->buffer->begin(args.stream, copies_->bytes));
     GemmArgs on_copies = args;
-    char* buffer = static_cast<char*>(copies_->buffer.data());
+    char* buffer = static_cast<char*>(copies_->buffer->data());
     Status status = Status::ok();
     for (auto [shape, caller, copy] : {std::tuple{&copies_->a, &on_copies.a, buffer},
                                        std::tuple{&copies_->b, &on_copies.b, buffer + copies_->b_offset}}) {
@@ -116,11 +119,11 @@ class CublasLtKernel final : public Kernel {
       *caller = copy;
     }
     if (status.is_ok()) status = run_at(on_copies);
-    const Status given_back = copies_->buffer.finish(args.stream);
+    const Status given_back = copies_->buffer->finish(args.stream);
     return status.is_ok() ? given_back : status;
   }
   std::size_t workspace_bytes() const override {
-    return workspace_bytes_ + (copies_ != nullptr ? copies_->buffer.bytes() : 0);
+    return workspace_bytes_ + (copies_ != nullptr ? copies_->bytes : 0);
   }
   // The heuristic's rank names no algorithm: whether two runs timed the same code shows here.
   std::string detail() const override {

@@ -48,6 +48,16 @@ Result<CUfunction> pad_copy_function(const CudaInfo& device) {
   return function;
 }
 
+SerializedScratch& padded_copies_buffer(int device) {
+  static std::mutex mutex;
+  // Never destroyed: freeing at exit could follow the driver's own teardown.
+  static auto* buffers = new std::map<int, SerializedScratch*>();
+  std::lock_guard<std::mutex> lock(mutex);
+  SerializedScratch*& buffer = (*buffers)[device];
+  if (buffer == nullptr) buffer = new SerializedScratch();
+  return *buffer;
+}
+
 int pad_copy_chunk_bytes(const PaddedCopyShape& shape, const void* caller, const void* copy) {
   const auto divides = [](std::int64_t chunk, std::int64_t value) { return value % chunk == 0; };
   const auto address = std::int64_t(reinterpret_cast<std::uintptr_t>(caller) % 16);

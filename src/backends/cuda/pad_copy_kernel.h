@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cuda_module.h"
 #include "gemmtune/device.h"
 #include "gemmtune/status.h"
 #include "padded_operand.h"
@@ -30,6 +31,14 @@ Result<CUfunction> pad_copy_function(const CudaInfo& device);
 // place from any source address, where the copy's lines start on 16-byte boundaries (every
 // padded copy's do) and that chunk is narrower than 8 or the caller's lines lie on 16 too.
 int pad_copy_chunk_bytes(const PaddedCopyShape& shape, const void* caller, const void* copy);
+
+// The buffer a device's padded copies are made in, by every kernel that pads (wgmma,
+// cublaslt): one, grown to the largest call's copies, the calls taking turns on it
+// (SerializedScratch::begin with the call's bytes, then finish). A buffer of each prepared
+// kernel's own held up to 2 x 64 MiB for each: a tuning prepares dozens at once, and a program
+// keeps an installed kernel for every shape it meets. Allocated on the device current at its
+// first growth: a caller makes `device` current first.
+SerializedScratch& padded_copies_buffer(int device);
 
 // Enqueues the copy of `caller` into `copy` on `stream`.
 Status enqueue_pad_copy(CUfunction function, const PaddedCopyShape& shape, const void* caller, void* copy,

@@ -3,10 +3,11 @@
 // (200 and 600 bytes a row) or a row-major B of odd width is not, so the wgmma family cannot
 // read them in place; and cuBLASLt's kernels for them ran 1.9-3.8x slower than the same product
 // with aligned operands on the H200 (bench/results/2026-12-01b-h200-model-layouts.md), as
-// Inductor's pad_mm found for PyTorch. So `wgmma` reads such an operand from a copy
-// (kernels/pad_copy.cuh: the operand's lines into lines of the leading dimension rounded up),
-// enqueued before the kernel on every call and timed with it, so the tuner weighs its cost
-// against the choices that read the caller's rows.
+// Inductor's pad_mm found for PyTorch. So `wgmma`, and cuBLASLt's padded choices, read such an
+// operand from a copy (kernels/pad_copy.cuh: the operand's lines into lines of the leading
+// dimension rounded up), enqueued before the kernel on every call and timed with it, so the
+// tuner weighs its cost against the choices that read the caller's rows. The copies are made
+// in one buffer of the device's (padded_copies_buffer, pad_copy_kernel.h).
 #pragma once
 
 #include <cstdint>
@@ -17,10 +18,10 @@
 
 namespace gemmtune::cuda {
 
-// The most a padded copy may take. Each prepared kernel owns its copy's buffer, and a tuning
-// prepares dozens: a 4096-row weight of 50,257 columns (412 MB) would hold gigabytes. The
-// copy also costs what reading the operand does, so where it is that large the families that
-// read the caller's rows (cuBLASLt) serve it.
+// The most a padded copy may take: the copy costs what reading the operand does, and the
+// device's buffer for copies grows to the largest (a 4096-row weight of 50,257 columns would
+// take 412 MB), so where it is that large the families that read the caller's rows (cuBLASLt)
+// serve it.
 inline constexpr std::int64_t kMaxPaddedOperandBytes = std::int64_t(64) << 20;
 
 // The operand as the kernel reads it: where its leading dimension is not a multiple of 16

@@ -29,6 +29,7 @@ struct OperandMaps {
   const void* a = nullptr;
   const void* b = nullptr;
   void* c = nullptr;
+  const void* copies = nullptr;  // where the padded copies were (the device's buffer may move)
   CUtensorMap map_a{}, map_b{}, map_c{}, map_c_tail{};
   int c_tma = 0;  // whether map_c and map_c_tail hold C (beta == 0 and C is TMA-addressable)
 };
@@ -65,8 +66,8 @@ class WgmmaKernel final : public JitKernel {
     // Split-k and stream-K: the partial sums, then one counter a tile (and consumer).
     partial_bytes_ = std::size_t(w.workspace_bytes(mapping_.m, mapping_.n, grid_));
     overlapped_ = launch_overlap() != LaunchOverlap::off;
-    // The padded copies of operands TMA cannot address, in one buffer, each at a multiple of 256
-    // bytes.
+    // The padded copies of operands TMA cannot address, in the device's buffer for them, each at
+    // a multiple of 256 bytes.
     std::size_t copy_bytes = 0;
     for (std::size_t i = 0; i < 2; ++i) {
       const WgmmaOperand& operand = i == 0 ? mapping_.a : mapping_.b;
@@ -77,13 +78,14 @@ class WgmmaKernel final : public JitKernel {
     if (copy_bytes > 0) {
       GEMMTUNE_ASSIGN_OR_RETURN(pad_copy_, pad_copy_function(device));
       sm_count_ = device.sm_count;
+      copy_bytes_ = copy_bytes;
+      copies_ = &padded_copies_buffer(device.index);
     }
     // GEMMTUNE_PDL=weights: the problem's B, the weights, loads before the wait; the kernel sees
     // it as A' where the mapping swapped the operands. Not where it reads a padded copy, which
     // the copy before it in the stream writes.
     const std::size_t weights = w.c_transposed ? 0 : 1;
     if (launch_overlap() == LaunchOverlap::weights && !copies_of_[weights]) early_ = int(weights) + 1;
-    GEMMTUNE_RETURN_IF_ERROR(copies_.allocate(copy_bytes));
     return scratch_.allocate(partial_bytes_ + std::size_t(w.counter_count(mapping_.m, mapping_.n)) * sizeof(int));
   }
 
@@ -92,15 +94,39 @@ class WgmmaKernel final : public JitKernel {
   Status run(const GemmArgs& args) override {
     if (mapping_.m == 0 || mapping_.n == 0) return Status::ok();
     GEMMTUNE_RETURN_IF_ERROR(module_.make_current());
-    // The maps need the pointers alone (a padded operand's are of its copy), so they come first:
-    // nothing is enqueued for a call they refuse.
+    // Operands TMA cannot address are copied first, into the device's buffer for copies, one
+    // call's copies at a time: the turn comes first, as the maps address the copies. A turn
+    // taken is given back (its event recorded) whatever fails after it, so a later call on
+    // another stream never waits on an event of an older call.
+    std::unique_lock<std::mutex> copying, turn;
+    const void* copies = nullptr;
+    if (copies_ != nullptr) {
+      GEMMTUNE_ASSIGN_OR_RETURN(copying, copies_->begin(args.stream, copy_bytes_));
+      copies = copies_->data();
+    }
+    Status status = run_with(args, copies, turn);
+    for (auto [held, scratch] : {std::pair{&turn, &scratch_}, std::pair{&copying, copies_}}) {
+      if (!held->owns_lock()) continue;
+      const Status given_back = scratch->finish(args.stream);
+      if (status.is_ok()) status = given_back;
+    }
+    return status;
+  }
+
+  std::size_t workspace_bytes() const override { return scratch_.bytes() + copy_bytes_; }
+
+ private:
+  // The call once the copies' turn, if any, is taken: its maps, its copies, the workspace's
+  // turn (`turn`, which run gives back) and the launch.
+  Status run_with(const GemmArgs& args, const void* copies, std::unique_lock<std::mutex>& turn) {
     OperandMaps local;
     const OperandMaps* maps = &local;
     std::unique_lock<std::mutex> lock(cache_mutex_, std::try_to_lock);
-    if (lock.owns_lock() && cache_.a == args.a && cache_.b == args.b && cache_.c == args.c && cache_.a != nullptr) {
+    if (lock.owns_lock() && cache_.a == args.a && cache_.b == args.b && cache_.c == args.c &&
+        cache_.copies == copies && cache_.a != nullptr) {
       maps = &cache_;
     } else {
-      GEMMTUNE_RETURN_IF_ERROR(encode(args, local));
+      GEMMTUNE_RETURN_IF_ERROR(encode(args, copies, local));
       if (lock.owns_lock()) cache_ = local;
     }
     const WgmmaInstance& w = mapping_.instance;
@@ -114,49 +140,31 @@ class WgmmaKernel final : public JitKernel {
     void* params[] = {const_cast<CUtensorMap*>(&maps->map_a), const_cast<CUtensorMap*>(&maps->map_b),
                       const_cast<CUtensorMap*>(&maps->map_c), const_cast<CUtensorMap*>(&maps->map_c_tail),
                       &c, &m, &n, &k, &ldc, &alpha, &beta, &c_tma, &workspace, &counters, &early};
-    // Operands TMA cannot address are copied first, into buffers of this kernel's own, one
-    // call's copies at a time. A turn taken is given back (its event recorded) whatever fails
-    // after it, so a later call on another stream never waits on an event of an older call.
-    std::unique_lock<std::mutex> copying, turn;
-    Status status = Status::ok();
-    if (copies_.data() != nullptr) {
-      GEMMTUNE_ASSIGN_OR_RETURN(copying, copies_.begin(args.stream));
-      status = enqueue_copies(args);
+    if (copies != nullptr) {
+      GEMMTUNE_RETURN_IF_ERROR(enqueue_copies(args, copies));
     }
-    if (status.is_ok() && workspace != nullptr) {
-      auto taken = scratch_.begin(args.stream);
-      if (taken.is_ok()) turn = std::move(taken).value();
-      status = taken.status();
+    if (workspace != nullptr) {
+      GEMMTUNE_ASSIGN_OR_RETURN(turn, scratch_.begin(args.stream));
     }
     // Overlapped with the previous kernel in the stream unless GEMMTUNE_PDL=off: the kernel
     // waits for it (griddepcontrol.wait) before it touches memory.
-    if (status.is_ok()) {
-      status = enqueue_launch(function_, grid_, 1, unsigned(w.threads()), unsigned(w.shared_bytes()),
-                              static_cast<CUstream>(args.stream), params, overlapped_,
-                              "cuLaunchKernelEx(gemmtune_gemm_wgmma)");
-    }
-    for (auto [held, scratch] : {std::pair{&turn, &scratch_}, std::pair{&copying, &copies_}}) {
-      if (!held->owns_lock()) continue;
-      const Status given_back = scratch->finish(args.stream);
-      if (status.is_ok()) status = given_back;
-    }
-    return status;
+    return enqueue_launch(function_, grid_, 1, unsigned(w.threads()), unsigned(w.shared_bytes()),
+                          static_cast<CUstream>(args.stream), params, overlapped_,
+                          "cuLaunchKernelEx(gemmtune_gemm_wgmma)");
   }
 
-  std::size_t workspace_bytes() const override { return scratch_.bytes() + copies_.bytes(); }
-
- private:
-  Status encode(const GemmArgs& args, OperandMaps& out) const {
+  Status encode(const GemmArgs& args, const void* copies, OperandMaps& out) const {
     out.a = args.a;
     out.b = args.b;
     out.c = args.c;
+    out.copies = copies;
     out.c_tma = 0;
     if (problem_.k() == 0) return Status::ok();  // C = beta·C: the kernel loads nothing
     WgmmaOperand a = mapping_.a, b = mapping_.b;
     const std::array<const void*, 2> callers = caller_operands(args);
     // A padded operand's map addresses its copy, whose rows TMA can.
     for (auto [i, operand] : {std::pair{0, &a}, std::pair{1, &b}}) {
-      operand->data = copies_of_[i] ? copy(i) : callers[i];
+      operand->data = copies_of_[i] ? copy(copies, i) : callers[i];
       operand->caller_ld = 0;
     }
     for (auto [operand, map, name] : {std::tuple{&a, &out.map_a, "A'"}, std::tuple{&b, &out.map_b, "B'"}}) {
@@ -175,15 +183,17 @@ class WgmmaKernel final : public JitKernel {
     if (mapping_.instance.c_transposed) return {args.b, args.a};
     return {args.a, args.b};
   }
-  void* copy(std::size_t i) const { return static_cast<char*>(copies_.data()) + copies_of_[i]->offset; }
+  void* copy(const void* copies, std::size_t i) const {
+    return const_cast<char*>(static_cast<const char*>(copies)) + copies_of_[i]->offset;
+  }
 
   // The caller's A' and B' copied where they are padded.
-  Status enqueue_copies(const GemmArgs& args) const {
+  Status enqueue_copies(const GemmArgs& args, const void* copies) const {
     const std::array<const void*, 2> callers = caller_operands(args);
     for (std::size_t i = 0; i < 2; ++i) {
       if (!copies_of_[i]) continue;
       GEMMTUNE_RETURN_IF_ERROR(
-          enqueue_pad_copy(pad_copy_, copies_of_[i]->shape, callers[i], copy(i), args.stream, sm_count_));
+          enqueue_pad_copy(pad_copy_, copies_of_[i]->shape, callers[i], copy(copies, i), args.stream, sm_count_));
     }
     return Status::ok();
   }
@@ -199,13 +209,16 @@ class WgmmaKernel final : public JitKernel {
   OperandMaps cache_;
   std::size_t partial_bytes_ = 0;
   SerializedScratch scratch_;  // split-k and stream-K partial sums and tile counters
-  // A padded operand's copy: where it lies in copies_, and its lines.
+  // A padded operand's copy: where it lies among the call's copies, and its lines.
   struct PaddedCopy {
     std::size_t offset;
     PaddedCopyShape shape;
   };
   std::array<std::optional<PaddedCopy>, 2> copies_of_;  // A', B': set where the operand is padded
-  SerializedScratch copies_;   // the padded copies (none where TMA reads the caller's rows)
+  // The device's buffer for padded copies, and the bytes this kernel's take there (none where
+  // TMA reads the caller's rows).
+  SerializedScratch* copies_ = nullptr;
+  std::size_t copy_bytes_ = 0;
   CUfunction pad_copy_ = nullptr;  // kernels/pad_copy.cuh, where an operand is padded
   int sm_count_ = 0;
 };
