@@ -61,6 +61,7 @@ std::string why_not_padded(const Problem& problem) {
 // place), where B's lies after A's and the bytes of both in the device's buffer for copies, and
 // the copy kernel.
 struct OperandCopies {
+  int device = 0;
   PaddedCopyShape a, b;
   std::size_t b_offset = 0, bytes = 0;
   SerializedScratch* buffer = nullptr;
@@ -76,9 +77,9 @@ struct OperandCopies {
 // 248 us against 182 for the heuristic's pick for that alignment).
 class CublasLtKernel final : public Kernel {
  public:
-  CublasLtKernel(cublasLtHandle_t handle, std::unique_ptr<MatmulPlan> plan, Reductions reductions,
+  CublasLtKernel(int device, cublasLtHandle_t handle, std::unique_ptr<MatmulPlan> plan, Reductions reductions,
                  cublasLtMatmulAlgo_t algo, void* workspace, std::size_t workspace_bytes)
-      : handle_(handle), plan_(std::move(plan)), reductions_(reductions), algo_(algo),
+      : device_(device), handle_(handle), plan_(std::move(plan)), reductions_(reductions), algo_(algo),
         workspace_bytes_(workspace_bytes) {
     streams_[0].data = workspace;
   }
@@ -97,6 +98,7 @@ class CublasLtKernel final : public Kernel {
     // Each copy at a multiple of 256 bytes, the alignment the heuristics assumed.
     copies->b_offset = std::size_t((padded_copy_bytes(padded.a) + 255) / 256 * 256);
     copies->bytes = copies->b_offset + std::size_t(padded_copy_bytes(padded.b));
+    copies->device = device.index;
     copies->buffer = &padded_copies_buffer(device.index);
     GEMMTUNE_ASSIGN_OR_RETURN(copies->pad_copy, pad_copy_function(device));
     copies->sm_count = device.sm_count;
@@ -108,6 +110,7 @@ class CublasLtKernel final : public Kernel {
     if (copies_ == nullptr) return run_at(args);
     // One call's copies at a time in the device's buffer (which the call's bytes may grow); the
     // turn is given back whatever fails after it is taken.
+    GEMMTUNE_RETURN_IF_ERROR(make_device_current(copies_->device));
     GEMMTUNE_ASSIGN_OR_RETURN(std::unique_lock<std::mutex> turn, copies_->buffer->begin(args.stream, copies_->bytes));
     GemmArgs on_copies = args;
     char* buffer = static_cast<char*>(copies_->buffer->data());
@@ -171,6 +174,7 @@ class CublasLtKernel final : public Kernel {
     }
     GEMMTUNE_ASSIGN_OR_RETURN(void* own, claim_workspace(stream));
     if (own != nullptr) return matmul_with(args, algo, own);
+    GEMMTUNE_RETURN_IF_ERROR(make_device_current(device_));
     GEMMTUNE_ASSIGN_OR_RETURN(std::unique_lock<std::mutex> turn, shared_.begin(args.stream, workspace_bytes_));
     const Status status = matmul_with(args, algo, shared_.data());
     const Status given_back = shared_.finish(args.stream);
@@ -185,6 +189,7 @@ class CublasLtKernel final : public Kernel {
       if (owner == stream) return slot.data;
       if (owner != kUnowned) continue;
       if (slot.data == nullptr) {
+        GEMMTUNE_RETURN_IF_ERROR(make_device_current(device_));
         GEMMTUNE_RETURN_IF_ERROR(check(cudaMalloc(&slot.data, workspace_bytes_), "cudaMalloc workspace"));
       }
       slot.stream.store(stream, std::memory_order_release);  // after data: a reader sees both
@@ -223,6 +228,7 @@ class CublasLtKernel final : public Kernel {
     }
   }
 
+  int device_;
   cublasLtHandle_t handle_;
   std::unique_ptr<MatmulPlan> plan_;
   Reductions reductions_;
@@ -316,8 +322,8 @@ class CublasLtBackend final : public Backend {
     if (pick.workspaceSize > 0) {
       GEMMTUNE_RETURN_IF_ERROR(check(cudaMalloc(&workspace, pick.workspaceSize), "cudaMalloc workspace"));
     }
-    auto kernel = std::make_unique<CublasLtKernel>(handle, std::move(plan), reductions, pick.algo, workspace,
-                                                   pick.workspaceSize);
+    auto kernel = std::make_unique<CublasLtKernel>(device_.index, handle, std::move(plan), reductions, pick.algo,
+                                                   workspace, pick.workspaceSize);
     if (padded) GEMMTUNE_RETURN_IF_ERROR(kernel->copy_operands(problem, device_));
     return std::unique_ptr<Kernel>(std::move(kernel));
   }

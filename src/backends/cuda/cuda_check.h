@@ -18,4 +18,12 @@ inline Status check(cudaError_t code, const char* what) {
                                             cudaGetErrorString(code) + ")");
 }
 
+// Makes `device` the calling thread's current device where it is not: what a call allocates
+// (a buffer grown, a workspace for a new stream) lies on the current device.
+inline Status make_device_current(int device) {
+  int current = -1;
+  if (cudaGetDevice(&current) == cudaSuccess && current == device) return Status::ok();
+  return check(cudaSetDevice(device), "cudaSetDevice");
+}
+
 }  // namespace gemmtune::cuda

@@ -122,10 +122,7 @@ class CutlassKernel final : public JitKernel {
         return unsupported(std::string("cutlass kernel: ") + name + " is not 16-byte aligned, which its TMA needs");
       }
     }
-    int current = -1;
-    if (cudaGetDevice(&current) != cudaSuccess || current != device_) {
-      if (cudaSetDevice(device_) != cudaSuccess) return Status(ErrorCode::unavailable, "cudaSetDevice failed");
-    }
+    GEMMTUNE_RETURN_IF_ERROR(make_device_current(device_));
     void* workspace = scratch_.data();
     std::unique_lock<std::mutex> turn;
     if (workspace != nullptr) {

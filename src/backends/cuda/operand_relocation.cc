@@ -47,10 +47,7 @@ class CudaOperandRelocation final : public OperandRelocation {
     }
     if (bytes == 0) return kernel(args);
 
-    int current = -1;
-    if (cudaGetDevice(&current) != cudaSuccess || current != device_.index) {
-      GEMMTUNE_RETURN_IF_ERROR(check(cudaSetDevice(device_.index), "cudaSetDevice"));
-    }
+    GEMMTUNE_RETURN_IF_ERROR(make_device_current(device_.index));
     GEMMTUNE_ASSIGN_OR_RETURN(CUfunction copy_kernel, pad_copy_function(device_));
     GEMMTUNE_ASSIGN_OR_RETURN(std::unique_lock<std::mutex> turn, scratch_.begin(args.stream, bytes));
     GemmArgs moved_args = args;

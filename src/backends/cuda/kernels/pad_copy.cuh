@@ -68,8 +68,8 @@ __device__ __forceinline__ void gt_copy_tail(const char* from, char* to, unsigne
 // chunk whose source starts on a 16-byte boundary is one load; another reads the two blocks
 // that hold it. The first block may start before the operand, never before its allocation
 // (16-byte aligned at least). A chunk whose blocks would reach past its line's end (a line's
-// last one or two) goes byte by byte: past the last line lies the end of the operand, maybe of
-// its allocation.
+// last one or two) goes in the widest pieces its address allows (gt_copy_tail): past the last
+// line lies the end of the operand, maybe of its allocation.
 __device__ __forceinline__ void gt_copy_shifted(const char* __restrict__ src, long long src_pitch,
                                                 char* __restrict__ dst, long long dst_pitch, unsigned line_bytes,
                                                 unsigned lines) {
