@@ -48,11 +48,11 @@ class Kernel {
   };
   virtual PrepareTimes prepare_times() const { return {}; }
 
-  // The address bits of A and B that put them off the grid its family's kernels were tuned at
-  // (Backend::operand_grid_bytes - 1), set where every kernel is prepared (prepare_choice): a
-  // call with one of them set runs on copies moved onto the grid. 0 for a kernel of the
-  // session's own (a shape run through its op, which moves operands by its sub-kernel's grid).
-  // Read on every call, beside the vtable.
+  // The address bits of A and of B that put them off the grid its family's kernels were tuned
+  // at (Backend::operand_grid_bytes - 1 for each operand's size; packed, core/operand_grid.h),
+  // set where every kernel is prepared (prepare_choice): a call with one of them set runs on
+  // copies moved onto the grid. 0 for a kernel of the session's own (a shape run through its op,
+  // which moves operands by its sub-kernel's grid). Read on every call, beside the vtable.
   std::uintptr_t operand_grid_mask = 0;
 };
 
@@ -86,12 +86,16 @@ class Backend {
   // `unsupported` and before anything is enqueued; the session then runs that call with the
   // first backend that reads any address.
   virtual bool reads_any_address() const { return true; }
-  // The alignment, in bytes, of A's and B's addresses that its kernels were tuned at and run as
-  // tuned at (tuning's operands are where the device's allocator puts them). The session moves
-  // a call's A or B that lies off it onto copies that lie on it: on the H200 a TMA kernel read
-  // bf16 4096³ with A 16 bytes off the 256-byte grid in 1.7x its time, and 2 bytes off not at
-  // all. 1: the kernels run any address as fast (the CPU's).
-  virtual std::size_t operand_grid_bytes() const { return 1; }
+  // The alignment, in bytes, of the address of an operand (A or B) of `operand_bytes` that its
+  // kernels were tuned at and run as tuned at (tuning's operands are where the device's
+  // allocator puts them). The session moves a call's A or B that lies off it onto a copy that
+  // lies on it: on the H200 a TMA kernel read bf16 4096³ with A 16 bytes off the 256-byte grid
+  // in 1.7x its time, and 2 bytes off not at all. A small operand may be read where it lies
+  // for less than its copy costs. 1: the kernels run any address as fast (the CPU's).
+  virtual std::size_t operand_grid_bytes(std::int64_t operand_bytes) const {
+    (void)operand_bytes;
+    return 1;
+  }
   // Configs that do all of the library's own work per call (Session::per_call_configs), which
   // may lie outside configs(): libxsmm's lookup on every call is never a candidate, as it is
   // never faster than the kernel looked up once. By default every config already is one.

@@ -14,6 +14,7 @@
 #include "backend.h"
 #include "gemmtune/device.h"
 #include "gemmtune/problem.h"
+#include "operand_grid.h"
 
 namespace gemmtune {
 
@@ -25,7 +26,8 @@ class OperandRelocation {
  public:
   virtual ~OperandRelocation() = default;
   // A call of `problem`: enqueues on args.stream a copy of A and of B where its address has a
-  // bit of `grid_mask` set (a copy within kMaxRelocatedOperandBytes), into a buffer on the
+  // bit of its mask in `grid_mask` set (core/operand_grid.h; a copy within
+  // kMaxRelocatedOperandBytes), into a buffer on the
   // 256-byte grid, then `kernel` with the copies in their place (C where it is); the buffer
   // goes to the next call once the stream is past the kernel. Without a copy to make, `kernel`
   // on the caller's operands. Safe from several threads: calls take turns on the buffer.

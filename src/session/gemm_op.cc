@@ -11,6 +11,7 @@
 #include "../tuning/session_store.h"
 #include "../core/device_call_timer.h"
 #include "../core/lock_free_map.h"
+#include "../core/operand_grid.h"
 #include "gemm_kernel_args.h"
 #include "in_use_watch.h"
 
@@ -590,9 +591,8 @@ Status GemmOp::run(std::int64_t m, std::int64_t n, std::int64_t k, const void* a
     GEMMTUNE_ASSIGN_OR_RETURN(routed, impl_->resolve(m, n, k));
   }
   // A or B off the grid the sub-kernel's family was tuned at: copied onto it, as Session::gemm
-  // does (one AND a call).
-  const std::uintptr_t grid_mask = routed->grid_mask.load(std::memory_order_relaxed);
-  if (((reinterpret_cast<std::uintptr_t>(a) | reinterpret_cast<std::uintptr_t>(b)) & grid_mask) != 0) [[unlikely]] {
+  // does (two ANDs a call).
+  if (off_grid(a, b, routed->grid_mask.load(std::memory_order_relaxed))) [[unlikely]] {
     return impl_->run_off_grid(*routed, m, n, k, {a, b, c, stream});
   }
   if (routed->watched.load(std::memory_order_relaxed)) {

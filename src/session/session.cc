@@ -20,6 +20,7 @@
 #include "../core/harness.h"
 #include "../core/invariant.h"
 #include "../core/lock_free_map.h"
+#include "../core/operand_grid.h"
 #include "../core/operand_relocation.h"
 #include "session_options.h"
 #include "session_testing.h"
@@ -186,9 +187,7 @@ struct Session::Impl {
   std::mutex relocated_mutex;
   std::unordered_set<DispatchKey, DispatchKeyHash> relocated;
 
-  static bool off(const void* a, const void* b, std::uintptr_t mask) {
-    return ((reinterpret_cast<std::uintptr_t>(a) | reinterpret_cast<std::uintptr_t>(b)) & mask) != 0;
-  }
+  static bool off(const void* a, const void* b, std::uintptr_t masks) { return off_grid(a, b, masks); }
 
   // A call whose A or B may lie off the grid (`mask`) of the family that runs it: `call` runs it
   // on copies moved onto the grid where they do and can be, and a call it still refuses runs

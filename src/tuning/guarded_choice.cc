@@ -3,6 +3,8 @@
 #include <cstdint>
 #include <exception>
 
+#include "../core/operand_grid.h"
+
 namespace gemmtune {
 
 PreparedChoice prepare_choice(const Backend& backend, const Problem& problem, const KernelConfig& config) {
@@ -16,8 +18,13 @@ PreparedChoice prepare_choice(const Backend& backend, const Problem& problem, co
     auto kernel = backend.prepare(problem, config);
     if (kernel.is_ok()) {
       out.kernel = std::move(kernel).value();
-      // Every kernel carries the grid its family was tuned at (Session::gemm reads it per call).
-      out.kernel->operand_grid_mask = std::uintptr_t(backend.operand_grid_bytes() - 1);
+      // Every kernel carries the grids its family was tuned at for A and for B (Session::gemm
+      // reads them per call).
+      const auto mask = [&](std::int64_t elements, DType type) {
+        return std::uintptr_t(backend.operand_grid_bytes(elements * std::int64_t(dtype_size(type))) - 1);
+      };
+      out.kernel->operand_grid_mask =
+          pack_grid_masks({mask(problem.a_elements(), problem.a_type()), mask(problem.b_elements(), problem.b_type())});
     } else {
       out.status = ChoiceStatus::prepare_failed;
       out.error = kernel.status();

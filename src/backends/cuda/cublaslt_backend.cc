@@ -259,7 +259,7 @@ class CublasLtBackend final : public Backend {
   std::string_view name() const override { return "cublaslt"; }
   // From 16 bytes up its heuristics pick an algorithm for the call's alignment (PyTorch's
   // figures); below, algorithms refuse or run 4-11x slower.
-  std::size_t operand_grid_bytes() const override { return 16; }
+  std::size_t operand_grid_bytes(std::int64_t) const override { return 16; }
   // The loaded library's own version (it may differ from the headers of the build), what
   // gemmtune asks of it (f32 partial sums) and the copy kernel of its padded kernels.
   std::string version() const override {

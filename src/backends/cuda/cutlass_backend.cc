@@ -153,8 +153,10 @@ class CutlassBackend final : public Backend {
   CutlassBackend(const CudaInfo& device, CutlassSetup setup) : device_(device), setup_(std::move(setup)) {}
 
   std::string_view name() const override { return "cutlass"; }
-  // TMA: operands off the 256-byte grid read far slower (wgmma's, measured).
-  std::size_t operand_grid_bytes() const override { return 256; }
+  // TMA: operands off the 256-byte grid read far slower (wgmma's, measured), but for small ones.
+  std::size_t operand_grid_bytes(std::int64_t operand_bytes) const override {
+    return tma_operand_grid_bytes(operand_bytes);
+  }
   // TMA needs 16-byte aligned A, B and C: Session::gemm runs a call off that grid elsewhere.
   bool reads_any_address() const override { return false; }
   std::string version() const override {

@@ -90,7 +90,7 @@ class MmaBackend final : public Backend {
 
   std::string_view name() const override { return "mma"; }
   // Its word loads need 4-byte aligned lines; it was timed on the 256-byte grid.
-  std::size_t operand_grid_bytes() const override { return 16; }
+  std::size_t operand_grid_bytes(std::int64_t) const override { return 16; }
   std::string version() const override { return mma_backend_version(); }
   // Process-wide: the cubin cache is shared by every instance.
   std::int64_t compilations() const override { return mma_compilations.load(); }

@@ -34,9 +34,11 @@ class CudaOperandRelocation final : public OperandRelocation {
     std::array<std::optional<Moved>, 2> moved;
     std::size_t bytes = 0;
     const std::array<const void*, 2> callers = {args.a, args.b};
+    const OperandGridMasks masks = unpack_grid_masks(grid_mask);
+    const std::array<std::uintptr_t, 2> operand_masks = {masks.a, masks.b};
     const PaddedOperands operands = caller_operands(problem);
     for (std::size_t i = 0; i < 2 && problem.k() > 0; ++i) {
-      if ((reinterpret_cast<std::uintptr_t>(callers[i]) & grid_mask) == 0) continue;
+      if ((reinterpret_cast<std::uintptr_t>(callers[i]) & operand_masks[i]) == 0) continue;
       // Copied at the caller's own leading dimension: the copy is the operand, elsewhere.
       WgmmaOperand operand = i == 0 ? operands.a : operands.b;
       operand.caller_ld = operand.ld;

@@ -167,7 +167,7 @@ class SkinnyBackend final : public Backend {
 
   std::string_view name() const override { return "skinny"; }
   // Its 16-byte loads.
-  std::size_t operand_grid_bytes() const override { return 16; }
+  std::size_t operand_grid_bytes(std::int64_t) const override { return 16; }
   // Its 16-byte loads need 16-byte aligned A and B: Session::gemm runs a call off that grid
   // elsewhere.
   bool reads_any_address() const override { return false; }

@@ -12,6 +12,7 @@
 #include "cuda_check.h"
 #include "cuda_module.h"
 #include "launch_overlap.h"
+#include "operand_address.h"
 #include "pad_copy_kernel.h"
 #include "padded_operand.h"
 #include "wgmma_config_space.h"
@@ -228,8 +229,11 @@ class WgmmaBackend final : public Backend {
   explicit WgmmaBackend(const CudaInfo& device) : device_(device) {}
 
   std::string_view name() const override { return "wgmma"; }
-  // TMA read bf16 4096^3 with A 16 bytes off the 256-byte grid in 1.7x the time.
-  std::size_t operand_grid_bytes() const override { return 256; }
+  // TMA read bf16 4096^3 with A 16 bytes off the 256-byte grid in 1.7x the time; a small
+  // operand is read in place (operand_address.h).
+  std::size_t operand_grid_bytes(std::int64_t operand_bytes) const override {
+    return tma_operand_grid_bytes(operand_bytes);
+  }
   // TMA reads A and B at 16-byte aligned addresses only (a padded operand aside):
   // Session::gemm runs a call off that grid elsewhere.
   bool reads_any_address() const override { return false; }
