@@ -187,14 +187,12 @@ struct Session::Impl {
   std::mutex relocated_mutex;
   std::unordered_set<DispatchKey, DispatchKeyHash> relocated;
 
-  static bool off(const void* a, const void* b, std::uintptr_t masks) { return off_grid(a, b, masks); }
-
   // A call whose A or B may lie off the grid (`mask`) of the family that runs it: `call` runs it
   // on copies moved onto the grid where they do and can be, and a call it still refuses runs
   // on a kernel that reads any address.
   Status run_off_grid(const Problem& problem, const GemmArgs& args, std::uintptr_t mask,
                       const std::function<Status(const GemmArgs&)>& call) {
-    const bool moves = relocation != nullptr && problem.k() > 0 && off(args.a, args.b, mask);
+    const bool moves = relocation != nullptr && problem.k() > 0 && off_grid(args.a, args.b, mask);
     if (moves) {
       const DispatchKey key{ProblemKey::of(problem), problem.alpha(), problem.beta()};
       std::lock_guard lock(relocated_mutex);
@@ -212,7 +210,7 @@ struct Session::Impl {
   // A call of the installed kernel, as Session::gemm makes it. Each path hands back a Status
   // built in the caller's place: a Status made first and assigned after cost 2 ns a call.
   Status run_installed(Kernel* kernel, const Problem& problem, const GemmArgs& args) {
-    if (off(args.a, args.b, kernel->operand_grid_mask)) [[unlikely]] return run_moved(kernel, problem, args);
+    if (off_grid(args.a, args.b, kernel->operand_grid_mask)) [[unlikely]] return run_moved(kernel, problem, args);
     return run_checked(kernel, problem, args);
   }
 
