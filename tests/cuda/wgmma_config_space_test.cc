@@ -410,6 +410,26 @@ TEST(WgmmaConfigSpace, ThePreludeIssuesTheDtypesInstructionWithOneOperandPerAccu
   }
 }
 
+// Two operands' copies in one buffer: each at a multiple of 256 bytes, in the order added, and
+// only those added.
+TEST(WgmmaConfigSpace, OperandCopiesLieOneAfterAnotherOn256ByteBoundaries) {
+  char buffer[1];
+  void* base = buffer;
+  OperandCopies both;
+  both.add(0, PaddedCopyShape{4096, 600, 600, 608});  // 2,490,368 bytes: a multiple of 256
+  both.add(1, PaddedCopyShape{3, 30, 30, 32});        // 96 bytes, taking 256
+  EXPECT_TRUE(both.copies(0) && both.copies(1) && both.any());
+  EXPECT_EQ(both.at(base, 0), base);
+  EXPECT_EQ(static_cast<char*>(both.at(base, 1)) - buffer, 2490368);
+  EXPECT_EQ(both.bytes(), 2490368u + 256u);
+  OperandCopies b_alone;
+  b_alone.add(1, PaddedCopyShape{5, 20, 20, 32});
+  EXPECT_FALSE(b_alone.copies(0));
+  EXPECT_EQ(b_alone.at(base, 1), base);
+  EXPECT_EQ(b_alone.bytes(), 256u);
+  EXPECT_FALSE(OperandCopies().any());
+}
+
 // And of the pad-copy kernel, which a padded operand's choices are timed with.
 TEST(WgmmaConfigSpace, VersionIsAHashOfTheTemplateThePreludeAndThePadCopy) {
   EXPECT_EQ(wgmma_backend_version().rfind("gemm_wgmma-", 0), 0u);

@@ -19,7 +19,6 @@
 #include <mutex>
 #include <optional>
 #include <string>
-#include <tuple>
 #include <utility>
 
 #include "cublaslt_library.h"
@@ -57,13 +56,11 @@ std::string why_not_padded(const Problem& problem) {
   return "";
 }
 
-// The padded copies of a kernel's operands: A's and B's copy shapes (lines 0 where read in
-// place), where B's lies after A's and the bytes of both in the device's buffer for copies, and
-// the copy kernel.
-struct OperandCopies {
+// The padded copies of a kernel's operands (those whose rows are not 16-byte multiples), made
+// in the device's buffer for copies by the copy kernel.
+struct PaddedCopies {
   int device = 0;
-  PaddedCopyShape a, b;
-  std::size_t b_offset = 0, bytes = 0;
+  OperandCopies operands;
   SerializedScratch* buffer = nullptr;
   CUfunction pad_copy = nullptr;
   int sm_count = 0;
@@ -92,12 +89,10 @@ class CublasLtKernel final : public Kernel {
   // Reads the problem's padded operands from copies made before each call.
   Status copy_operands(const Problem& problem, const CudaInfo& device) {
     const PaddedOperands padded = padded_operands(problem);
-    auto copies = std::make_unique<OperandCopies>();
-    if (padded.a.caller_ld != 0) copies->a = padded_copy_shape(padded.a);
-    if (padded.b.caller_ld != 0) copies->b = padded_copy_shape(padded.b);
-    // Each copy at a multiple of 256 bytes, the alignment the heuristics assumed.
-    copies->b_offset = std::size_t((padded_copy_bytes(padded.a) + 255) / 256 * 256);
-    copies->bytes = copies->b_offset + std::size_t(padded_copy_bytes(padded.b));
+    auto copies = std::make_unique<PaddedCopies>();
+    for (auto [i, operand] : {std::pair{std::size_t(0), &padded.a}, std::pair{std::size_t(1), &padded.b}}) {
+      if (operand->caller_ld != 0) copies->operands.add(i, padded_copy_shape(*operand));
+    }
     copies->device = device.index;
     copies->buffer = &padded_copies_buffer(device.index);
     GEMMTUNE_ASSIGN_OR_RETURN(copies->pad_copy, pad_copy_function(device));
@@ -111,22 +106,22 @@ class CublasLtKernel final : public Kernel {
     // One call's copies at a time in the device's buffer (which the call's bytes may grow); the
     // turn is given back whatever fails after it is taken.
     GEMMTUNE_RETURN_IF_ERROR(make_device_current(copies_->device));
-    GEMMTUNE_ASSIGN_OR_RETURN(std::unique_lock<std::mutex> turn, copies_->buffer->begin(args.stream, copies_->bytes));
-    GemmArgs on_copies = args;
-    char* buffer = static_cast<char*>(copies_->buffer->data());
-    Status status = Status::ok();
-    for (auto [shape, caller, copy] : {std::tuple{&copies_->a, &on_copies.a, buffer},
-                                       std::tuple{&copies_->b, &on_copies.b, buffer + copies_->b_offset}}) {
-      if (shape->lines == 0 || !status.is_ok()) continue;
-      status = enqueue_pad_copy(copies_->pad_copy, *shape, *caller, copy, args.stream, copies_->sm_count);
-      *caller = copy;
+    GEMMTUNE_ASSIGN_OR_RETURN(std::unique_lock<std::mutex> turn,
+                              copies_->buffer->begin(args.stream, copies_->operands.bytes()));
+    std::array<const void*, 2> operands = {args.a, args.b};
+    Status status = copies_->operands.enqueue(copies_->pad_copy, operands, copies_->buffer->data(), args.stream,
+                                              copies_->sm_count);
+    if (status.is_ok()) {
+      GemmArgs on_copies = args;
+      on_copies.a = operands[0];
+      on_copies.b = operands[1];
+      status = run_at(on_copies);
     }
-    if (status.is_ok()) status = run_at(on_copies);
     const Status given_back = copies_->buffer->finish(args.stream);
     return status.is_ok() ? given_back : status;
   }
   std::size_t workspace_bytes() const override {
-    return workspace_bytes_ + (copies_ != nullptr ? copies_->bytes : 0);
+    return workspace_bytes_ + (copies_ != nullptr ? copies_->operands.bytes() : 0);
   }
   // The heuristic's rank names no algorithm: whether two runs timed the same code shows here.
   std::string detail() const override {
@@ -243,7 +238,7 @@ class CublasLtKernel final : public Kernel {
   std::array<StreamWorkspace, kStreamWorkspaces> streams_;
   std::mutex claim_mutex_;
   SerializedScratch shared_;               // later streams' workspace
-  std::unique_ptr<OperandCopies> copies_;  // kernel padded only
+  std::unique_ptr<PaddedCopies> copies_;  // kernel padded only
   struct Other {
     Alignments alignments;
     std::optional<cublasLtMatmulAlgo_t> algo;  // none: the heuristics have none for them

@@ -8,7 +8,6 @@
 #include <array>
 #include <cstdint>
 #include <mutex>
-#include <optional>
 
 #include "cuda_backends.h"
 #include "cuda_check.h"
@@ -25,14 +24,8 @@ class CudaOperandRelocation final : public OperandRelocation {
 
   Status run(const Problem& problem, const GemmArgs& args, std::uintptr_t grid_mask,
              const std::function<Status(const GemmArgs&)>& kernel) override {
-    // The operands that move: off the grid, read (k > 0), and within the cap. Each copy starts
-    // at a multiple of 256 bytes.
-    struct Moved {
-      std::size_t offset = 0;
-      PaddedCopyShape shape;
-    };
-    std::array<std::optional<Moved>, 2> moved;
-    std::size_t bytes = 0;
+    // The operands that move: off the grid, read (k > 0), and within the cap.
+    OperandCopies moved;
     const std::array<const void*, 2> callers = {args.a, args.b};
     const OperandGridMasks masks = unpack_grid_masks(grid_mask);
     const std::array<std::uintptr_t, 2> operand_masks = {masks.a, masks.b};
@@ -44,24 +37,22 @@ class CudaOperandRelocation final : public OperandRelocation {
       operand.caller_ld = operand.ld;
       const std::int64_t copy_bytes = padded_copy_bytes(operand);
       if (copy_bytes == 0 || copy_bytes > kMaxRelocatedOperandBytes) continue;
-      moved[i] = Moved{bytes, padded_copy_shape(operand)};
-      bytes += std::size_t((copy_bytes + 255) / 256 * 256);
+      moved.add(i, padded_copy_shape(operand));
     }
-    if (bytes == 0) return kernel(args);
+    if (!moved.any()) return kernel(args);
 
     GEMMTUNE_RETURN_IF_ERROR(make_device_current(device_.index));
     GEMMTUNE_ASSIGN_OR_RETURN(CUfunction copy_kernel, pad_copy_function(device_));
-    GEMMTUNE_ASSIGN_OR_RETURN(std::unique_lock<std::mutex> turn, scratch_.begin(args.stream, bytes));
-    GemmArgs moved_args = args;
-    Status status = Status::ok();
-    for (auto [i, operand] : {std::pair{0, &moved_args.a}, std::pair{1, &moved_args.b}}) {
-      if (!moved[i] || !status.is_ok()) continue;
-      void* copy = static_cast<char*>(scratch_.data()) + moved[i]->offset;
-      status = enqueue_pad_copy(copy_kernel, moved[i]->shape, *operand, copy, args.stream, device_.sm_count);
-      *operand = copy;
+    GEMMTUNE_ASSIGN_OR_RETURN(std::unique_lock<std::mutex> turn, scratch_.begin(args.stream, moved.bytes()));
+    std::array<const void*, 2> on_grid = callers;
+    Status status = moved.enqueue(copy_kernel, on_grid, scratch_.data(), args.stream, device_.sm_count);
+    if (status.is_ok()) {
+      GemmArgs moved_args = args;
+      moved_args.a = on_grid[0];
+      moved_args.b = on_grid[1];
       moved_args.operands_just_written = true;
+      status = kernel(moved_args);
     }
-    if (status.is_ok()) status = kernel(moved_args);
     // The turn is given back (its event recorded) whatever failed, so that a later call on
     // another stream never waits on an older one's event.
     const Status given_back = scratch_.finish(args.stream);

@@ -92,4 +92,20 @@ Status enqueue_pad_copy(CUfunction function, const PaddedCopyShape& shape, const
                         "cuLaunchKernelEx(gemmtune_pad_copy)");
 }
 
+void OperandCopies::add(std::size_t i, const PaddedCopyShape& shape) {
+  copies_[i] = Copy{bytes_, shape};
+  bytes_ += std::size_t((shape.lines * shape.copy_pitch + 255) / 256 * 256);
+}
+
+Status OperandCopies::enqueue(CUfunction function, std::array<const void*, 2>& operands, void* buffer, void* stream,
+                              int sm_count) const {
+  for (std::size_t i = 0; i < 2; ++i) {
+    if (!copies_[i]) continue;
+    void* copy = at(buffer, i);
+    GEMMTUNE_RETURN_IF_ERROR(enqueue_pad_copy(function, copies_[i]->shape, operands[i], copy, stream, sm_count));
+    operands[i] = copy;
+  }
+  return Status::ok();
+}
+
 }  // namespace gemmtune::cuda

@@ -4,6 +4,9 @@
 
 #include <cuda.h>
 
+#include <array>
+#include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -43,5 +46,31 @@ SerializedScratch& padded_copies_buffer(int device);
 // Enqueues the copy of `caller` into `copy` on `stream`.
 Status enqueue_pad_copy(CUfunction function, const PaddedCopyShape& shape, const void* caller, void* copy,
                         void* stream, int sm_count);
+
+// The copies of a call's two operands (A and B, or a kernel's A' and B') in one buffer, each at
+// a multiple of 256 bytes, the alignment the kernels were tuned at: the padded copies of wgmma
+// and cuBLASLt, and the session's copies of operands off the grid.
+class OperandCopies {
+ public:
+  // Operand i (0 or 1) is copied as `shape` says, after those added before it.
+  void add(std::size_t i, const PaddedCopyShape& shape);
+  bool copies(std::size_t i) const { return copies_[i].has_value(); }
+  bool any() const { return bytes_ > 0; }
+  std::size_t bytes() const { return bytes_; }  // of the buffer the copies take
+  // Where operand i's copy lies in a buffer that holds them.
+  void* at(void* buffer, std::size_t i) const { return static_cast<char*>(buffer) + copies_[i]->offset; }
+  // Enqueues on `stream` the copy of each operand added, from operands[i] into `buffer`, and
+  // points operands[i] at its copy.
+  Status enqueue(CUfunction function, std::array<const void*, 2>& operands, void* buffer, void* stream,
+                 int sm_count) const;
+
+ private:
+  struct Copy {
+    std::size_t offset = 0;
+    PaddedCopyShape shape;
+  };
+  std::array<std::optional<Copy>, 2> copies_;
+  std::size_t bytes_ = 0;
+};
 
 }  // namespace gemmtune::cuda

@@ -5,7 +5,6 @@
 #include <array>
 #include <atomic>
 #include <mutex>
-#include <optional>
 
 #include "cubin_cache.h"
 #include "cuda_backends.h"
@@ -67,26 +66,20 @@ class WgmmaKernel final : public JitKernel {
     // Split-k and stream-K: the partial sums, then one counter a tile (and consumer).
     partial_bytes_ = std::size_t(w.workspace_bytes(mapping_.m, mapping_.n, grid_));
     overlapped_ = launch_overlap() != LaunchOverlap::off;
-    // The padded copies of operands TMA cannot address, in the device's buffer for them, each at
-    // a multiple of 256 bytes.
-    std::size_t copy_bytes = 0;
-    for (std::size_t i = 0; i < 2; ++i) {
-      const WgmmaOperand& operand = i == 0 ? mapping_.a : mapping_.b;
-      if (operand.caller_ld == 0) continue;
-      copies_of_[i] = PaddedCopy{copy_bytes, padded_copy_shape(operand)};
-      copy_bytes += std::size_t((padded_copy_bytes(operand) + 255) / 256 * 256);
+    // The padded copies of operands TMA cannot address, in the device's buffer for them.
+    for (auto [i, operand] : {std::pair{std::size_t(0), &mapping_.a}, std::pair{std::size_t(1), &mapping_.b}}) {
+      if (operand->caller_ld != 0) padded_.add(i, padded_copy_shape(*operand));
     }
-    if (copy_bytes > 0) {
+    if (padded_.any()) {
       GEMMTUNE_ASSIGN_OR_RETURN(pad_copy_, pad_copy_function(device));
       sm_count_ = device.sm_count;
-      copy_bytes_ = copy_bytes;
       copies_ = &padded_copies_buffer(device.index);
     }
     // GEMMTUNE_PDL=weights: the problem's B, the weights, loads before the wait; the kernel sees
     // it as A' where the mapping swapped the operands. Not where it reads a padded copy, which
     // the copy before it in the stream writes.
     const std::size_t weights = w.c_transposed ? 0 : 1;
-    if (launch_overlap() == LaunchOverlap::weights && !copies_of_[weights]) early_ = int(weights) + 1;
+    if (launch_overlap() == LaunchOverlap::weights && !padded_.copies(weights)) early_ = int(weights) + 1;
     return scratch_.allocate(partial_bytes_ + std::size_t(w.counter_count(mapping_.m, mapping_.n)) * sizeof(int));
   }
 
@@ -100,9 +93,9 @@ class WgmmaKernel final : public JitKernel {
     // taken is given back (its event recorded) whatever fails after it, so a later call on
     // another stream never waits on an event of an older call.
     std::unique_lock<std::mutex> copying, turn;
-    const void* copies = nullptr;
+    void* copies = nullptr;
     if (copies_ != nullptr) {
-      GEMMTUNE_ASSIGN_OR_RETURN(copying, copies_->begin(args.stream, copy_bytes_));
+      GEMMTUNE_ASSIGN_OR_RETURN(copying, copies_->begin(args.stream, padded_.bytes()));
       copies = copies_->data();
     }
     Status status = run_with(args, copies, turn);
@@ -114,12 +107,12 @@ class WgmmaKernel final : public JitKernel {
     return status;
   }
 
-  std::size_t workspace_bytes() const override { return scratch_.bytes() + copy_bytes_; }
+  std::size_t workspace_bytes() const override { return scratch_.bytes() + padded_.bytes(); }
 
  private:
   // The call once the copies' turn, if any, is taken: its maps, its copies, the workspace's
   // turn (`turn`, which run gives back) and the launch.
-  Status run_with(const GemmArgs& args, const void* copies, std::unique_lock<std::mutex>& turn) {
+  Status run_with(const GemmArgs& args, void* copies, std::unique_lock<std::mutex>& turn) {
     OperandMaps local;
     const OperandMaps* maps = &local;
     std::unique_lock<std::mutex> lock(cache_mutex_, std::try_to_lock);
@@ -142,7 +135,9 @@ class WgmmaKernel final : public JitKernel {
                       const_cast<CUtensorMap*>(&maps->map_c), const_cast<CUtensorMap*>(&maps->map_c_tail),
                       &c, &m, &n, &k, &ldc, &alpha, &beta, &c_tma, &workspace, &counters, &early};
     if (copies != nullptr) {
-      GEMMTUNE_RETURN_IF_ERROR(enqueue_copies(args, copies));
+      // The caller's A' and B' copied where they are padded.
+      std::array<const void*, 2> operands = caller_operands(args);
+      GEMMTUNE_RETURN_IF_ERROR(padded_.enqueue(pad_copy_, operands, copies, args.stream, sm_count_));
     }
     if (workspace != nullptr) {
       GEMMTUNE_ASSIGN_OR_RETURN(turn, scratch_.begin(args.stream));
@@ -154,7 +149,7 @@ class WgmmaKernel final : public JitKernel {
                           "cuLaunchKernelEx(gemmtune_gemm_wgmma)");
   }
 
-  Status encode(const GemmArgs& args, const void* copies, OperandMaps& out) const {
+  Status encode(const GemmArgs& args, void* copies, OperandMaps& out) const {
     out.a = args.a;
     out.b = args.b;
     out.c = args.c;
@@ -165,7 +160,7 @@ class WgmmaKernel final : public JitKernel {
     const std::array<const void*, 2> callers = caller_operands(args);
     // A padded operand's map addresses its copy, whose rows TMA can.
     for (auto [i, operand] : {std::pair{0, &a}, std::pair{1, &b}}) {
-      operand->data = copies_of_[i] ? copy(copies, i) : callers[i];
+      operand->data = padded_.copies(i) ? padded_.at(copies, i) : callers[i];
       operand->caller_ld = 0;
     }
     for (auto [operand, map, name] : {std::tuple{&a, &out.map_a, "A'"}, std::tuple{&b, &out.map_b, "B'"}}) {
@@ -184,20 +179,6 @@ class WgmmaKernel final : public JitKernel {
     if (mapping_.instance.c_transposed) return {args.b, args.a};
     return {args.a, args.b};
   }
-  void* copy(const void* copies, std::size_t i) const {
-    return const_cast<char*>(static_cast<const char*>(copies)) + copies_of_[i]->offset;
-  }
-
-  // The caller's A' and B' copied where they are padded.
-  Status enqueue_copies(const GemmArgs& args, const void* copies) const {
-    const std::array<const void*, 2> callers = caller_operands(args);
-    for (std::size_t i = 0; i < 2; ++i) {
-      if (!copies_of_[i]) continue;
-      GEMMTUNE_RETURN_IF_ERROR(
-          enqueue_pad_copy(pad_copy_, copies_of_[i]->shape, callers[i], copy(copies, i), args.stream, sm_count_));
-    }
-    return Status::ok();
-  }
 
   const Problem problem_;
   const WgmmaMapping mapping_;
@@ -210,16 +191,8 @@ class WgmmaKernel final : public JitKernel {
   OperandMaps cache_;
   std::size_t partial_bytes_ = 0;
   SerializedScratch scratch_;  // split-k and stream-K partial sums and tile counters
-  // A padded operand's copy: where it lies among the call's copies, and its lines.
-  struct PaddedCopy {
-    std::size_t offset;
-    PaddedCopyShape shape;
-  };
-  std::array<std::optional<PaddedCopy>, 2> copies_of_;  // A', B': set where the operand is padded
-  // The device's buffer for padded copies, and the bytes this kernel's take there (none where
-  // TMA reads the caller's rows).
-  SerializedScratch* copies_ = nullptr;
-  std::size_t copy_bytes_ = 0;
+  OperandCopies padded_;  // A', B': the copies of those TMA cannot address (none where it can)
+  SerializedScratch* copies_ = nullptr;  // the device's buffer for them, where there are any
   CUfunction pad_copy_ = nullptr;  // kernels/pad_copy.cuh, where an operand is padded
   int sm_count_ = 0;
 };
