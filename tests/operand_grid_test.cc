@@ -10,6 +10,7 @@
 
 #include "backends/cpu/cpu_backends.h"
 #include "core/operand_grid.h"
+#include "core/operand_relocation.h"
 #include "tuning/guarded_choice.h"
 
 namespace gemmtune {
@@ -76,6 +77,23 @@ TEST(OperandGrid, EveryPreparedKernelCarriesAMaskForEachOperandBySize) {
   ASSERT_NE(plain.kernel, nullptr);
   EXPECT_EQ(plain.kernel->operand_grid_mask, 0u);
   EXPECT_EQ(checked, 4);
+}
+
+// The largest operand the session copies onto the grid: a 64th of the device's memory, never
+// less than 64 MiB (a small device still copies what it did before the cap scaled).
+RC_GTEST_PROP(OperandGrid, TheCopyCapIsA64thOfTheDevicesMemoryAndAtLeast64MiB, ()) {
+  const std::int64_t memory = *rc::gen::inRange<std::int64_t>(0, std::int64_t(1) << 42);
+  const std::int64_t cap = max_relocated_operand_bytes(memory);
+  constexpr std::int64_t kFloor = std::int64_t(64) << 20;
+  RC_ASSERT(cap >= kFloor);
+  RC_ASSERT(cap >= memory / 64);
+  RC_ASSERT(cap == kFloor || cap == memory / 64);
+}
+
+TEST(OperandGrid, TheCopyCapOfAnH200IsItsMemoryOver64) {
+  const std::int64_t h200 = std::int64_t(140) << 30;  // about what an H200 reports
+  EXPECT_EQ(max_relocated_operand_bytes(h200), h200 / 64);
+  EXPECT_EQ(max_relocated_operand_bytes(std::int64_t(2) << 30), std::int64_t(64) << 20);
 }
 
 }  // namespace

@@ -18,16 +18,23 @@
 
 namespace gemmtune {
 
-// The most one operand's copy may take; a larger operand stays where it is (a kernel that
-// cannot read it there refuses the call, and the session runs it on one that can).
-inline constexpr std::int64_t kMaxRelocatedOperandBytes = std::int64_t(64) << 20;
+// The most one operand's copy may take on a device with `memory_bytes` of memory: a 64th of
+// it, and 64 MiB at least. A larger operand stays where it is (a kernel that cannot read it
+// there refuses the call, and the session runs it on one that can): on the H200, bf16
+// 4096×4096×14336 with A (117 MB) one element off ran cuBLASLt's algorithm for that alignment in
+// 4600 us, against 581 aligned (bench/results/2026-12-01f-h200-cublaslt-grid.md); its copy
+// takes some 50 us.
+inline std::int64_t max_relocated_operand_bytes(std::int64_t memory_bytes) {
+  constexpr std::int64_t kFloor = std::int64_t(64) << 20;
+  return memory_bytes / 64 > kFloor ? memory_bytes / 64 : kFloor;
+}
 
 class OperandRelocation {
  public:
   virtual ~OperandRelocation() = default;
   // A call of `problem`: enqueues on args.stream a copy of A and of B where its address has a
   // bit of its mask in `grid_mask` set (core/operand_grid.h; a copy within
-  // kMaxRelocatedOperandBytes), into a buffer on the
+  // max_relocated_operand_bytes of the device's memory), into a buffer on the
   // 256-byte grid, then `kernel` with the copies in their place (C where it is); the buffer
   // goes to the next call once the stream is past the kernel. Without a copy to make, `kernel`
   // on the caller's operands. Safe from several threads: calls take turns on the buffer.

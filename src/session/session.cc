@@ -199,7 +199,7 @@ struct Session::Impl {
       if (relocated.insert(key).second) {
         warn_once(problem.describe() + ": A or B lies off the grid the picked kernel was tuned at; such calls "
                   "copy it onto the grid first (where the copy takes at most " +
-                  std::to_string(kMaxRelocatedOperandBytes >> 20) + " MiB)");
+                  std::to_string(max_relocated_operand_bytes(device.cuda.global_memory_bytes) >> 20) + " MiB)");
       }
     }
     Status status = moves ? relocation->run(problem, args, mask, call) : call(args);

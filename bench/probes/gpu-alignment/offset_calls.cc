@@ -6,11 +6,14 @@
 // torch_offsets.py gives PyTorch's figures for the same views.
 //
 //   offset_calls_probe [M N K ...]     (default 16 4096 4096, 300 4096 4096, 4096 4096 4096)
+//   OFFSET_PROBE_BACKENDS=cublaslt     the backends the pick is tuned among (comma-separated;
+//                                      default: every backend of the device)
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <vector>
 
 #include "gemmtune/session.h"
@@ -39,6 +42,14 @@ int main(int argc, char** argv) {
   }
   SessionOptions options;
   options.device = "cuda:0";
+  if (const char* backends = std::getenv("OFFSET_PROBE_BACKENDS")) {
+    std::string list = backends;
+    for (std::size_t at = 0; at <= list.size();) {
+      const std::size_t comma = std::min(list.find(',', at), list.size());
+      if (comma > at) options.tuning.backends.push_back(list.substr(at, comma - at));
+      at = comma + 1;
+    }
+  }
   auto session = Session::create(options);
   if (!session.is_ok()) return fail(session.status());
   std::printf("m,n,k,a_offset_bytes,us,pick\n");

@@ -36,7 +36,7 @@ class CudaOperandRelocation final : public OperandRelocation {
       WgmmaOperand operand = i == 0 ? operands.a : operands.b;
       operand.caller_ld = operand.ld;
       const std::int64_t copy_bytes = padded_copy_bytes(operand);
-      if (copy_bytes == 0 || copy_bytes > kMaxRelocatedOperandBytes) continue;
+      if (copy_bytes == 0 || copy_bytes > max_relocated_operand_bytes(device_.global_memory_bytes)) continue;
       moved.add(i, padded_copy_shape(operand));
     }
     if (!moved.any()) return kernel(args);
