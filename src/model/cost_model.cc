@@ -14,6 +14,8 @@
 #include <mutex>
 #include <optional>
 #include <set>
+#include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -85,14 +87,28 @@ bool peer_library(const std::string& backend) {
   return backend == "onednn" || backend == "openblas" || backend == "libxsmm" || backend == "cublaslt";
 }
 
+// The part of an own backend's version that its configs' order depends on. A version may name
+// after its kernels, as "+pad_copy-<hash>", the copy kernel that a padded problem's operands go
+// through before each config runs (wgmma_backend_version). That copy is the same for every config
+// of the problem, so a change of it moves all their times alike and leaves the model's ranking
+// as it was trained.
+std::string ranked_part(const std::string& version) {
+  constexpr std::string_view kCopy = "+pad_copy-";
+  const std::size_t copy = version.find(kCopy);
+  if (copy == std::string::npos) return version;
+  const std::size_t next = version.find('+', copy + 1);
+  return version.substr(0, copy) + (next == std::string::npos ? "" : version.substr(next));
+}
+
 // The first of gemmtune's own backends the model was trained on at a version this build does
-// not have, as "backend B version V, this build has W"; empty where every one matches. Its
-// kernels changed, so its rankings no longer hold. The peer libraries are not compared: a peer
-// at another version is set aside where the model is bound (CostModel::for_device).
+// not have, as "backend B version V, this build has W"; empty where every one matches (in the
+// part that orders its configs, ranked_part). Its kernels changed, so its rankings no longer
+// hold. The peer libraries are not compared: a peer at another version is set aside where the
+// model is bound (CostModel::for_device).
 std::string own_version_mismatch(const ModelInfo& info, const std::map<std::string, std::string>& versions) {
   for (const auto& [backend, version] : info.backend_versions) {
     auto now = versions.find(backend);
-    if (now != versions.end() && now->second != version && !peer_library(backend)) {
+    if (now != versions.end() && ranked_part(now->second) != ranked_part(version) && !peer_library(backend)) {
       return "backend " + backend + " version " + version + ", this build has " + now->second;
     }
   }

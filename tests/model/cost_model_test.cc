@@ -506,6 +506,28 @@ SweepData with_openblas(SweepData data, const std::string& version, double facto
   return data;
 }
 
+// An own backend's version may name after its kernels the copy kernel a padded problem's
+// operands go through before every config ("+pad_copy-<hash>"): another copy kernel keeps the
+// model (all of a problem's configs move alike), other kernels retire it.
+TEST(CostModelVersions, AnotherPadCopyKeepsTheModelAndOtherKernelsRetireIt) {
+  if (!CostModel::built_in()) SKIP_UNLESS_CI(CostModel::not_built_in_reason());
+  const std::string device = "cpu|Synthetic|avx2,|2t|l2=1024K";
+  SweepData sweep = synthetic_sweep(device, 0, 30);
+  sweep.meta.backend_versions = {{"alpha", "k1+pad_copy-aa"}};
+  auto trained = CostModel::train({sweep}, {"s.csv"}, small_training(), false);
+  ASSERT_TRUE(trained.is_ok()) << trained.status().message();
+  int checked = 0;
+  for (const char* kept : {"k1+pad_copy-aa", "k1+pad_copy-bb", "k1"}) {
+    EXPECT_TRUE((*trained)->check_trained_on(device, {{"alpha", kept}}).is_ok()) << kept;
+    ++checked;
+  }
+  for (const char* retired : {"k2+pad_copy-aa", "k2", "k1+other-aa", "k1+pad_copy-aa+other-aa"}) {
+    EXPECT_FALSE((*trained)->check_trained_on(device, {{"alpha", retired}}).is_ok()) << retired;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 7);
+}
+
 // A peer library at another version than the model was trained on does not refuse the model
 // (Debian's OpenBLAS names the core it picked, so two CPUs of one fingerprint differ there): the
 // peer is set aside, timed in full and not ranked, and the model ranks the rest. The same where
