@@ -142,6 +142,25 @@ std::optional<std::pair<double, int>> cpu_class_distance(const std::string& a, c
   return std::pair{std::fabs(std::log2(double(pa->second) / double(pb->second))), std::abs(pa->first - pb->first)};
 }
 
+// The CPU features named in a fingerprint ("cpu|<name>|family=F,model=M|<features>|<n>t|l2=…"):
+// the field before the thread count; empty where there is none (a GPU's).
+std::string fingerprint_features(const std::string& fingerprint) {
+  std::vector<std::string> fields;
+  for (std::size_t begin = 0; begin <= fingerprint.size();) {
+    std::size_t end = fingerprint.find('|', begin);
+    if (end == std::string::npos) end = fingerprint.size();
+    fields.push_back(fingerprint.substr(begin, end - begin));
+    begin = end + 1;
+  }
+  for (std::size_t i = 1; i < fields.size(); ++i) {
+    const std::string& f = fields[i];
+    if (f.size() >= 2 && f.back() == 't' && std::all_of(f.begin(), f.end() - 1, [](char c) { return c >= '0' && c <= '9'; })) {
+      return fields[i - 1];
+    }
+  }
+  return "";
+}
+
 // Whether the CPU classes a model was trained across (its device_class, "A + B + ...") span
 // `device_class`: its ISA level and its thread count each within their range. Within it the
 // device's features fall between values the trees split on, and such a model ranked a left-out
@@ -513,6 +532,14 @@ Result<std::shared_ptr<const CostModel>> find_cost_model(const std::string& fing
   // The distance of of_nearest_class; none taken yet is farther than any (a plain pair: GCC 12
   // warned of an optional pair as maybe uninitialized).
   std::pair<double, int> nearest{std::numeric_limits<double>::infinity(), 0};
+  // Among the models of the class (or of the nearest classes, at one distance), one of a CPU with
+  // this one's features goes before the first in file order: the Emerald Rapids VM, with AVX-512
+  // FP16 and AMX, is served in bf16 by the Granite Rapids VM's model, which ranks the AMX
+  // family; a CPU without them by the Zen 5 VM's, whose order of the other kernels holds there
+  // (the Granite Rapids model ranked bf16 on the Zen 5 VM to 0.85-0.87 of the exhaustive best,
+  // the Zen 5 model to 0.98: bench/results/2026-12-01g-cpu-amd-zen5.md).
+  const std::string features = fingerprint_features(fingerprint);
+  bool of_class_shares_features = false, class_peers_shares_features = false, nearest_shares_features = false;
   for (const std::filesystem::path& dir : model_dirs()) {
     std::error_code ec;
     std::vector<std::filesystem::path> files;
@@ -543,8 +570,11 @@ Result<std::shared_ptr<const CostModel>> find_cost_model(const std::string& fing
         seen += "\n  " + file.string() + ": trained on '" + info->device + "'";
         if (device_class.empty()) continue;
         const auto distance = cpu_class_distance(info->device_class, device_class);
-        const bool wanted = info->device_class == device_class ? of_class.empty()
-                                                               : distance && *distance < nearest;
+        const bool shares_features = !features.empty() && fingerprint_features(info->device) == features;
+        const bool wanted =
+            info->device_class == device_class
+                ? of_class.empty() || (shares_features && !of_class_shares_features)
+                : distance && (*distance < nearest || (*distance == nearest && shares_features && !nearest_shares_features));
         if (!wanted) continue;
         const std::string mismatch = own_version_mismatch(*info, versions);
         if (!mismatch.empty()) {
@@ -552,12 +582,15 @@ Result<std::shared_ptr<const CostModel>> find_cost_model(const std::string& fing
         } else if (info->device_class == device_class) {
           if (changed_peers(*info, versions).empty()) {
             of_class = file.string();
-          } else if (class_peers_changed.empty()) {
+            of_class_shares_features = shares_features;
+          } else if (class_peers_changed.empty() || (shares_features && !class_peers_shares_features)) {
             class_peers_changed = file.string();
+            class_peers_shares_features = shares_features;
           }
         } else {
           of_nearest_class = file.string();
           nearest = *distance;
+          nearest_shares_features = shares_features;
         }
         continue;
       }

@@ -456,6 +456,36 @@ TEST_F(CostModelTest, AModelOfAnotherDeviceOfTheClassStandsInWhereNoneWasTrained
       << own_backend_changed.status().message();
 }
 
+// Among several models of the class, one of a CPU with this one's features stands in before the
+// first in file order; a CPU whose features none shares takes the first. So does the nearest
+// class, where two of its models are equally near.
+TEST_F(CostModelTest, AModelOfTheClassWithTheDevicesFeaturesStandsInFirst) {
+  TempDir dir;
+  const std::string plain = "cpu|Plain|family=25,model=1|avx2,fma,|2t|l2=512K";
+  const std::string wide = "cpu|Wide|family=6,model=1|avx2,fma,avx512f,|2t|l2=512K";
+  // "a-" sorts before "b-": the plain CPU's model comes first in file order.
+  for (const auto& [file, device] : {std::pair{"a-plain.json", plain}, std::pair{"b-wide.json", wide}}) {
+    auto trained = CostModel::train({synthetic_sweep(device, 0, 30)}, {"s.csv"}, small_training(), false);
+    ASSERT_TRUE(trained.is_ok()) << trained.status().message();
+    ASSERT_TRUE((*trained)->save(dir.file(file)).is_ok());
+  }
+  setenv("GEMMTUNE_MODEL_DIR", dir.path().c_str(), 1);
+  const std::map<std::string, std::string> versions = {{"alpha", "1"}};
+  auto like_wide = find_cost_model("cpu|Other|family=6,model=2|avx2,fma,avx512f,|2t|l2=1024K", versions, "cpu/avx2/2t");
+  auto like_plain = find_cost_model("cpu|Other|family=25,model=2|avx2,fma,|2t|l2=1024K", versions, "cpu/avx2/2t");
+  auto like_none = find_cost_model("cpu|Other|family=7,model=2|avx2,|2t|l2=1024K", versions, "cpu/avx2/2t");
+  auto wide_nearest = find_cost_model("cpu|Other|family=6,model=2|avx2,fma,avx512f,|4t|l2=1024K", versions, "cpu/avx2/4t");
+  unsetenv("GEMMTUNE_MODEL_DIR");
+  int checked = 0;
+  for (const auto& [found, expected] : {std::pair{&like_wide, wide}, std::pair{&like_plain, plain},
+                                        std::pair{&like_none, plain}, std::pair{&wide_nearest, wide}}) {
+    ASSERT_TRUE(found->is_ok()) << found->status().message();
+    EXPECT_EQ((**found)->info().device, expected);
+    ++checked;
+  }
+  EXPECT_EQ(checked, 4);
+}
+
 // Where neither the device nor its class has a model, the nearest CPU class's stands in: the
 // nearest thread count first, then the nearest ISA level; never for a GPU, never one whose own
 // backends changed.
@@ -742,6 +772,31 @@ TEST(CostModelShipped, EachIntelVmOfOneNameAndClassFindsItsOwnModel) {
   }
   unsetenv("GEMMTUNE_MODEL_DIR");
   EXPECT_EQ(found_own, 2);
+}
+
+// The class cpu/avx512_bf16/2t ships three CPUs' models. In bf16, which the Emerald Rapids VM's
+// model lacks, that VM (AVX-512 FP16 and AMX, like the Granite Rapids VM) takes the Granite
+// Rapids VM's model, which ranks the AMX family; a Zen 4 CPU (the Zen 5 VM's features) takes
+// the Zen 5 VM's.
+TEST(CostModelShipped, AStandInOfTheClassIsOneOfACpuWithTheSameFeatures) {
+  if (!CostModel::built_in()) SKIP_UNLESS_CI(CostModel::not_built_in_reason());
+  const std::string dir = std::string(GEMMTUNE_TEST_SOURCE_DIR) + "/data/models";
+  auto emr = CostModel::read_info(dir + "/cpu-avx512_bf16-2t-intel-xeon-processor-6-207.json");
+  auto gnr = CostModel::read_info(dir + "/cpu-avx512_bf16-2t-intel-xeon-processor-6-167.json");
+  auto zen5 = CostModel::read_info(dir + "/cpu-avx512_bf16-2t-amd-epyc-26-2.json");
+  ASSERT_TRUE(emr.is_ok() && gnr.is_ok() && zen5.is_ok());
+  std::string zen4 = zen5->device;
+  zen4.replace(zen4.find("family=26,model=2"), std::string("family=26,model=2").size(), "family=25,model=17");
+  const std::string bf16 = "bf16.bf16.bf16:nt";
+  setenv("GEMMTUNE_MODEL_DIR", dir.c_str(), 1);
+  auto for_emr = find_cost_model(emr->device, emr->backend_versions, emr->device_class, bf16);
+  auto for_zen4 = find_cost_model(zen4, zen5->backend_versions, zen5->device_class, bf16);
+  unsetenv("GEMMTUNE_MODEL_DIR");
+  ASSERT_TRUE(for_emr.is_ok()) << for_emr.status().message();
+  ASSERT_TRUE(for_zen4.is_ok()) << for_zen4.status().message();
+  EXPECT_EQ((*for_emr)->info().device, gnr->device);
+  EXPECT_TRUE((*for_emr)->ranks("amx"));
+  EXPECT_EQ((*for_zen4)->info().device, zen5->device);
 }
 
 // `--fast` uses a model only for the kinds of problem it was swept on. The Granite Rapids VM's
