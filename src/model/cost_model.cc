@@ -161,6 +161,16 @@ std::string fingerprint_features(const std::string& fingerprint) {
   return "";
 }
 
+// A model found so far to stand in, and whether its CPU has the device's features (named in
+// both fingerprints alike). Among the models of the class (or of the nearest classes, at one
+// distance) one of a CPU with the device's features goes before the first in file order.
+struct StandIn {
+  std::string file;
+  bool shares_features = false;
+  // Whether a model whose CPU shares the features or not (`shares`) takes this one's place.
+  bool yields_to(bool shares) const { return file.empty() || (shares && !shares_features); }
+};
+
 // Whether the CPU classes a model was trained across (its device_class, "A + B + ...") span
 // `device_class`: its ISA level and its thread count each within their range. Within it the
 // device's features fall between values the trees split on, and such a model ranked a left-out
@@ -528,18 +538,17 @@ Result<std::shared_ptr<const CostModel>> find_cost_model(const std::string& fing
   // same fingerprint then, before it named cpuid's model) differs in OpenBLAS's core alone, that
   // one ranked 40 + 40 held-out shapes to 0.971 of the exhaustive best at its k of 5 (0.979 at
   // 10), the model across classes to 0.987 at 10 (bench/results/2026-11-30h-cpu-intel-gnr-2t-model.md).
-  std::string of_class, across, own_peers_changed, class_peers_changed, of_nearest_class;
+  std::string across, own_peers_changed;
+  StandIn of_class, class_peers_changed, of_nearest_class;
   // The distance of of_nearest_class; none taken yet is farther than any (a plain pair: GCC 12
   // warned of an optional pair as maybe uninitialized).
   std::pair<double, int> nearest{std::numeric_limits<double>::infinity(), 0};
-  // Among the models of the class (or of the nearest classes, at one distance), one of a CPU with
-  // this one's features goes before the first in file order: the Emerald Rapids VM, with AVX-512
-  // FP16 and AMX, is served in bf16 by the Granite Rapids VM's model, which ranks the AMX
+  // The features decide between models of one class (StandIn): the Emerald Rapids VM, with
+  // AVX-512 FP16 and AMX, is served in bf16 by the Granite Rapids VM's model, which ranks the AMX
   // family; a CPU without them by the Zen 5 VM's, whose order of the other kernels holds there
   // (the Granite Rapids model ranked bf16 on the Zen 5 VM to 0.85-0.87 of the exhaustive best,
   // the Zen 5 model to 0.98: bench/results/2026-12-01g-cpu-amd-zen5.md).
   const std::string features = fingerprint_features(fingerprint);
-  bool of_class_shares_features = false, class_peers_shares_features = false, nearest_shares_features = false;
   for (const std::filesystem::path& dir : model_dirs()) {
     std::error_code ec;
     std::vector<std::filesystem::path> files;
@@ -571,26 +580,23 @@ Result<std::shared_ptr<const CostModel>> find_cost_model(const std::string& fing
         if (device_class.empty()) continue;
         const auto distance = cpu_class_distance(info->device_class, device_class);
         const bool shares_features = !features.empty() && fingerprint_features(info->device) == features;
-        const bool wanted =
-            info->device_class == device_class
-                ? of_class.empty() || (shares_features && !of_class_shares_features)
-                : distance && (*distance < nearest || (*distance == nearest && shares_features && !nearest_shares_features));
+        const bool wanted = info->device_class == device_class
+                                ? of_class.yields_to(shares_features)
+                                : distance && (*distance < nearest ||
+                                               (*distance == nearest && of_nearest_class.yields_to(shares_features)));
         if (!wanted) continue;
         const std::string mismatch = own_version_mismatch(*info, versions);
         if (!mismatch.empty()) {
           seen += " (trained on " + mismatch + ")";
         } else if (info->device_class == device_class) {
           if (changed_peers(*info, versions).empty()) {
-            of_class = file.string();
-            of_class_shares_features = shares_features;
-          } else if (class_peers_changed.empty() || (shares_features && !class_peers_shares_features)) {
-            class_peers_changed = file.string();
-            class_peers_shares_features = shares_features;
+            of_class = {file.string(), shares_features};
+          } else if (class_peers_changed.yields_to(shares_features)) {
+            class_peers_changed = {file.string(), shares_features};
           }
         } else {
-          of_nearest_class = file.string();
+          of_nearest_class = {file.string(), shares_features};
           nearest = *distance;
-          nearest_shares_features = shares_features;
         }
         continue;
       }
@@ -605,7 +611,8 @@ Result<std::shared_ptr<const CostModel>> find_cost_model(const std::string& fing
       }
     }
   }
-  for (const std::string& stand_in : {of_class, across, own_peers_changed, class_peers_changed, of_nearest_class}) {
+  for (const std::string& stand_in :
+       {of_class.file, across, own_peers_changed, class_peers_changed.file, of_nearest_class.file}) {
     if (stand_in.empty()) continue;
     auto model = load_once(stand_in);
     if (model.is_ok()) return (*model)->for_device(fingerprint, device_class, versions);

@@ -45,7 +45,8 @@ TEST(GpuModelVersions, AnotherPadCopyKeepsTheModelAndOtherKernelsRetireIt) {
   const ModelInfo& info = (*model)->info();
   // The kernels' part of the version the model was trained at (a model trained since the copy
   // joined the version has one of its own).
-  const std::string trained = info.backend_versions.at("wgmma").substr(0, info.backend_versions.at("wgmma").find("+pad_copy-"));
+  const std::string& wgmma = info.backend_versions.at("wgmma");
+  const std::string trained = wgmma.substr(0, wgmma.find("+pad_copy-"));
   std::map<std::string, std::string> versions = info.backend_versions;
   int checked = 0;
   for (const std::string& copy : {std::string("+pad_copy-0123456789abcdef"), "+" + pad_copy_version(), std::string()}) {

@@ -76,6 +76,15 @@ TrainOptions small_training() {
   return options;
 }
 
+// A small model of `device`, of `device_class`, saved as `path`: a model folder's file.
+void save_synthetic_model(const std::string& path, const std::string& device, const std::string& device_class) {
+  SweepData data = synthetic_sweep(device, 0, 30);
+  data.meta.device_class = device_class;
+  auto trained = CostModel::train({data}, {"s.csv"}, small_training(), false);
+  ASSERT_TRUE(trained.is_ok()) << trained.status().message();
+  ASSERT_TRUE((*trained)->save(path).is_ok()) << path;
+}
+
 class CostModelTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -464,11 +473,8 @@ TEST_F(CostModelTest, AModelOfTheClassWithTheDevicesFeaturesStandsInFirst) {
   const std::string plain = "cpu|Plain|family=25,model=1|avx2,fma,|2t|l2=512K";
   const std::string wide = "cpu|Wide|family=6,model=1|avx2,fma,avx512f,|2t|l2=512K";
   // "a-" sorts before "b-": the plain CPU's model comes first in file order.
-  for (const auto& [file, device] : {std::pair{"a-plain.json", plain}, std::pair{"b-wide.json", wide}}) {
-    auto trained = CostModel::train({synthetic_sweep(device, 0, 30)}, {"s.csv"}, small_training(), false);
-    ASSERT_TRUE(trained.is_ok()) << trained.status().message();
-    ASSERT_TRUE((*trained)->save(dir.file(file)).is_ok());
-  }
+  ASSERT_NO_FATAL_FAILURE(save_synthetic_model(dir.file("a-plain.json"), plain, "cpu/avx2/2t"));
+  ASSERT_NO_FATAL_FAILURE(save_synthetic_model(dir.file("b-wide.json"), wide, "cpu/avx2/2t"));
   setenv("GEMMTUNE_MODEL_DIR", dir.path().c_str(), 1);
   const std::map<std::string, std::string> versions = {{"alpha", "1"}};
   auto like_wide = find_cost_model("cpu|Other|family=6,model=2|avx2,fma,avx512f,|2t|l2=1024K", versions, "cpu/avx2/2t");
@@ -492,13 +498,9 @@ TEST_F(CostModelTest, AModelOfTheClassWithTheDevicesFeaturesStandsInFirst) {
 TEST_F(CostModelTest, TheNearestCpuClassStandsInWhereTheClassHasNoModel) {
   TempDir dir;
   for (const char* device_class : {"cpu/avx512_bf16/16t", "cpu/avx2/2t", "cpu/avx512_bf16/2t"}) {
-    SweepData data = synthetic_sweep(std::string("cpu|Trained|") + device_class, 0, 30);
-    data.meta.device_class = device_class;
-    auto trained = CostModel::train({data}, {"s.csv"}, small_training(), false);
-    ASSERT_TRUE(trained.is_ok()) << trained.status().message();
     std::string name = device_class;
     std::replace(name.begin(), name.end(), '/', '-');
-    ASSERT_TRUE((*trained)->save(dir.file(name + ".json")).is_ok());
+    ASSERT_NO_FATAL_FAILURE(save_synthetic_model(dir.file(name + ".json"), std::string("cpu|Trained|") + device_class, device_class));
   }
   setenv("GEMMTUNE_MODEL_DIR", dir.path().c_str(), 1);
   const std::map<std::string, std::string> versions = {{"alpha", "1"}};
