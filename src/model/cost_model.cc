@@ -87,17 +87,20 @@ bool peer_library(const std::string& backend) {
   return backend == "onednn" || backend == "openblas" || backend == "libxsmm" || backend == "cublaslt";
 }
 
-// The part of an own backend's version that its configs' order depends on. A version may name
-// after its kernels, as "+pad_copy-<hash>", the copy kernel that a padded problem's operands go
-// through before each config runs (wgmma_backend_version). That copy is the same for every config
-// of the problem, so a change of it moves all their times alike and leaves the model's ranking
-// as it was trained.
-std::string ranked_part(const std::string& version) {
-  constexpr std::string_view kCopy = "+pad_copy-";
-  const std::size_t copy = version.find(kCopy);
-  if (copy == std::string::npos) return version;
-  const std::size_t next = version.find('+', copy + 1);
-  return version.substr(0, copy) + (next == std::string::npos ? "" : version.substr(next));
+// The part of an own backend's version that its configs' order depends on. A version may name,
+// after its kernels, parts that cost every config of a problem alike, so that a change of them
+// moves all its configs' times together and leaves the model's ranking as it was trained:
+// "+pad_copy-<hash>", the copy kernel a padded problem's operands go through before each config
+// runs (wgmma_backend_version), and "+handoff-<hash>", how the CPU pool starts its workers and
+// waits for them (GEMMTUNE_CPU_HANDOFF_SOURCES in CMakeLists.txt). Any other part is ranked.
+std::string ranked_part(std::string version) {
+  for (std::string_view unranked : {std::string_view("+pad_copy-"), std::string_view("+handoff-")}) {
+    const std::size_t at = version.find(unranked);
+    if (at == std::string::npos) continue;
+    const std::size_t next = version.find('+', at + 1);
+    version.erase(at, next == std::string::npos ? std::string::npos : next - at);
+  }
+  return version;
 }
 
 // The first of gemmtune's own backends the model was trained on at a version this build does

@@ -538,26 +538,48 @@ SweepData with_openblas(SweepData data, const std::string& version, double facto
   return data;
 }
 
+// Trains a model on backend alpha at version `trained` and checks that a build at each of `kept`
+// keeps it and one at each of `retired` retires it; how many versions it checked.
+int check_versions_kept_and_retired(const std::string& trained, const std::vector<std::string>& kept,
+                                    const std::vector<std::string>& retired) {
+  const std::string device = "cpu|Synthetic|avx2,|2t|l2=1024K";
+  SweepData sweep = synthetic_sweep(device, 0, 30);
+  sweep.meta.backend_versions = {{"alpha", trained}};
+  auto trained_model = CostModel::train({sweep}, {"s.csv"}, small_training(), false);
+  EXPECT_TRUE(trained_model.is_ok()) << trained_model.status().message();
+  if (!trained_model.is_ok()) return 0;
+  int checked = 0;
+  for (const std::string& version : kept) {
+    EXPECT_TRUE((*trained_model)->check_trained_on(device, {{"alpha", version}}).is_ok()) << version;
+    ++checked;
+  }
+  for (const std::string& version : retired) {
+    EXPECT_FALSE((*trained_model)->check_trained_on(device, {{"alpha", version}}).is_ok()) << version;
+    ++checked;
+  }
+  return checked;
+}
+
 // An own backend's version may name after its kernels the copy kernel a padded problem's
 // operands go through before every config ("+pad_copy-<hash>"): another copy kernel keeps the
 // model (all of a problem's configs move alike), other kernels retire it.
 TEST(CostModelVersions, AnotherPadCopyKeepsTheModelAndOtherKernelsRetireIt) {
   if (!CostModel::built_in()) SKIP_UNLESS_CI(CostModel::not_built_in_reason());
-  const std::string device = "cpu|Synthetic|avx2,|2t|l2=1024K";
-  SweepData sweep = synthetic_sweep(device, 0, 30);
-  sweep.meta.backend_versions = {{"alpha", "k1+pad_copy-aa"}};
-  auto trained = CostModel::train({sweep}, {"s.csv"}, small_training(), false);
-  ASSERT_TRUE(trained.is_ok()) << trained.status().message();
-  int checked = 0;
-  for (const char* kept : {"k1+pad_copy-aa", "k1+pad_copy-bb", "k1"}) {
-    EXPECT_TRUE((*trained)->check_trained_on(device, {{"alpha", kept}}).is_ok()) << kept;
-    ++checked;
-  }
-  for (const char* retired : {"k2+pad_copy-aa", "k2", "k1+other-aa", "k1+pad_copy-aa+other-aa"}) {
-    EXPECT_FALSE((*trained)->check_trained_on(device, {{"alpha", retired}}).is_ok()) << retired;
-    ++checked;
-  }
-  EXPECT_EQ(checked, 7);
+  EXPECT_EQ(check_versions_kept_and_retired("k1+pad_copy-aa", {"k1+pad_copy-aa", "k1+pad_copy-bb", "k1"},
+                                            {"k2+pad_copy-aa", "k2", "k1+other-aa", "k1+pad_copy-aa+other-aa"}),
+            7);
+}
+
+// The CPU backend names its pool's hand-off after its kernels ("+handoff-<hash>"): another
+// hand-off keeps the model (every multi-thread config of a problem pays it alike), in either
+// order beside a padding copy; another kernel hash, or an unknown part, retires it.
+TEST(CostModelVersions, AnotherHandoffKeepsTheModelAndOtherKernelsRetireIt) {
+  if (!CostModel::built_in()) SKIP_UNLESS_CI(CostModel::not_built_in_reason());
+  EXPECT_EQ(check_versions_kept_and_retired(
+                "k1+handoff-aa",
+                {"k1+handoff-aa", "k1+handoff-bb", "k1", "k1+pad_copy-cc+handoff-dd", "k1+handoff-dd+pad_copy-cc"},
+                {"k2+handoff-aa", "k1+handoff-aa+other-aa", "k1+other-aa+handoff-aa", "handoff-aa"}),
+            9);
 }
 
 // A peer library at another version than the model was trained on does not refuse the model

@@ -8,15 +8,19 @@
 // worker reads the kernel's thread body and the variables it captures by reference from the
 // caller's stack, and where those share cache lines with the stack the caller writes during its
 // own share, the lines bounce between the cores (bench/results/2026-12-01g-cpu-amd-zen5.md,
-// the hint table's size 64).
+// the hint table's size 64). parallel_run now leaves two cache lines of stack unused before its
+// own share; with that gap the columns read alike (bench/results/2026-12-02-cpu-amd-zen5-handoff.md).
 //
 // Built with the bench targets (`cpu_stack_offset`). From the build folder:
 //   bin/cpu_stack_offset 64 16      (the session's store as gemmtune's: GEMMTUNE_CACHE)
+//   bin/cpu_stack_offset 64 16 "mm=4 mn=64 thr=2 isa=avx512 kernel=rows"   (that cpu config,
+//                                   not the pick: two builds then time the same kernel)
 #include <alloca.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "gemmtune/session.h"
@@ -49,7 +53,7 @@ int main(int argc, char** argv) {
   const int size = argc > 1 ? std::atoi(argv[1]) : 64;
   const int step = argc > 2 ? std::atoi(argv[2]) : 16;
   if (size < 1 || step < 0) {
-    std::fprintf(stderr, "usage: cpu_stack_offset SIZE STEP (SIZE >= 1, STEP >= 0)\n");
+    std::fprintf(stderr, "usage: cpu_stack_offset SIZE STEP [CPU-CONFIG] (SIZE >= 1, STEP >= 0)\n");
     return 2;
   }
   SessionOptions options;
@@ -62,9 +66,17 @@ int main(int argc, char** argv) {
   auto report = (*session)->tune_or_load(*problem);
   if (!report.is_ok()) return std::fprintf(stderr, "%s\n", report.status().message().c_str()), 1;
   const ChoiceReport* pick = report->best_choice();
-  auto kernel = (*session)->kernel(*problem, pick->backend, pick->config);
+  std::string backend = pick->backend;
+  KernelConfig config = pick->config;
+  if (argc > 3) {
+    auto given = KernelConfig::parse(argv[3]);
+    if (!given.is_ok()) return std::fprintf(stderr, "%s\n", given.status().message().c_str()), 2;
+    backend = "cpu";
+    config = *given;
+  }
+  auto kernel = (*session)->kernel(*problem, backend, config);
   if (!kernel.is_ok()) return std::fprintf(stderr, "%s\n", kernel.status().message().c_str()), 1;
-  std::printf("%s %s, offsets 0..%d by %d bytes\n", pick->backend.c_str(), pick->config.to_string().c_str(), 7 * step, step);
+  std::printf("%s %s, offsets 0..%d by %d bytes\n", backend.c_str(), config.to_string().c_str(), 7 * step, step);
   std::vector<std::unique_ptr<CalledLower>> wrappers;
   std::vector<GemmKernel*> timed;
   for (int i = 0; i < 8; ++i) {
