@@ -1,6 +1,11 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
+#include <algorithm>
+#include <cstdint>
+#include <thread>
+#include <vector>
+
 #include "gemmtune/problem.h"
 
 namespace gemmtune {
@@ -102,6 +107,32 @@ TEST(ProblemKey, IgnoresAlphaButSeparatesZeroBeta) {
   spec.beta = 1;
   EXPECT_NE(ProblemKey::of(*Problem::create(spec)), base);
   EXPECT_EQ(base.to_string(), "f32.f32.f32:nn:8x8x8:ld8.8.8:b0");
+}
+
+// A problem's identity is shared by its copies and by no other problem, equal or not, also
+// across threads (each takes its own block of numbers), and is never 0 (a dispatcher's "none").
+TEST(Problem, CopiesShareTheIdentityAndNoOtherProblemHasIt) {
+  const Problem first = *Problem::create(8, 8, 8, DType::f32);
+  const Problem copy = first;
+  Problem assigned = *Problem::create(1, 2, 3, DType::f32);
+  assigned = first;
+  EXPECT_EQ(copy.identity(), first.identity());
+  EXPECT_EQ(assigned.identity(), first.identity());
+  std::vector<std::uint64_t> seen{first.identity()};
+  for (int i = 0; i < 100; ++i) seen.push_back(Problem::create(8, 8, 8, DType::f32)->identity());
+  std::vector<std::thread> threads;
+  std::vector<std::vector<std::uint64_t>> per_thread(4);
+  for (auto& ids : per_thread) {
+    threads.emplace_back([&ids] {
+      for (int i = 0; i < 100; ++i) ids.push_back(Problem::create(8, 8, 8, DType::f32)->identity());
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  for (const auto& ids : per_thread) seen.insert(seen.end(), ids.begin(), ids.end());
+  ASSERT_EQ(seen.size(), 501u);
+  EXPECT_EQ(std::count(seen.begin(), seen.end(), 0u), 0);
+  std::sort(seen.begin(), seen.end());
+  EXPECT_EQ(std::adjacent_find(seen.begin(), seen.end()), seen.end()) << "two problems share an identity";
 }
 
 RC_GTEST_PROP(Problem, EveryAcceptedProblemAddressesOnlyItsBuffers, ()) {

@@ -55,6 +55,24 @@ TEST(Session, ProblemsDifferingOnlyInAlphaGetTheirOwnKernels) {
   expect_matches_reference(*session, *Problem::create(spec), 4);
 }
 
+// Session::gemm recognises the problem it ran last by its identity: a problem made again in
+// the same place on the stack (the identity of a destroyed one can never come back) with
+// another shape, or an equal problem made anew, gets its own shape's kernel every time.
+TEST(Session, ProblemsMadeAgainWhereTheLastOneLayRunTheirOwnShape) {
+  auto session = *Session::create(fast_options());
+  const std::int64_t shapes[][3] = {{5, 7, 3}, {7, 5, 3}, {5, 7, 3}, {5, 7, 3}, {3, 9, 2}, {7, 5, 3}};
+  int checked = 0;
+  for (int round = 0; round < 2; ++round) {
+    for (const auto& shape : shapes) {
+      const Problem p = *Problem::create(shape[0], shape[1], shape[2], DType::f32);
+      expect_matches_reference(*session, p, std::uint64_t(checked));
+      expect_matches_reference(*session, p, std::uint64_t(checked) + 100);  // the same object again
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, 12);
+}
+
 TEST(Session, NullOperandsAreRejected) {
   auto session = *Session::create(fast_options());
   const Problem p = *Problem::create(4, 4, 4, DType::f32);

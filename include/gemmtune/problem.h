@@ -88,9 +88,15 @@ class Problem {
   // "m=100 n=300 k=200 f32 nn", with dtypes, strides and scalars shown where they are not the default.
   std::string describe() const;
 
+  // A number this problem and its copies share and no other Problem object has (never 0). A
+  // Problem never changes, so two with one identity are the same problem: Session::gemm
+  // compares it before it compares the fields.
+  std::uint64_t identity() const { return identity_; }
+
  private:
-  explicit Problem(const ProblemSpec& spec) : spec_(spec) {}
+  explicit Problem(const ProblemSpec& spec);
   ProblemSpec spec_;
+  std::uint64_t identity_;
 };
 
 // "nn" → {row_major, row_major} etc.

@@ -1,5 +1,6 @@
 #include "gemmtune/problem.h"
 
+#include <atomic>
 #include <charconv>
 #include <cmath>
 #include <limits>
@@ -10,6 +11,19 @@
 
 namespace gemmtune {
 namespace {
+
+// Problem identities: each thread takes them from a block of its own, claimed from the shared
+// counter once per 2^20, so creating a problem costs no contended atomic.
+std::uint64_t next_problem_identity() {
+  constexpr std::uint64_t kBlock = std::uint64_t(1) << 20;
+  static std::atomic<std::uint64_t> blocks{0};
+  thread_local std::uint64_t next = 0, end = 0;
+  if (next == end) {
+    next = (blocks.fetch_add(1, std::memory_order_relaxed) + 1) * kBlock;  // 0 stays unused
+    end = next + kBlock;
+  }
+  return next++;
+}
 
 // Backends index with 32-bit integers (BLAS, oneDNN's dims, CUDA grids): larger dims are
 // rejected up front instead of overflowing inside a library.
@@ -109,6 +123,8 @@ Status check_tf32(const ProblemSpec& s) {
 }
 
 }  // namespace
+
+Problem::Problem(const ProblemSpec& spec) : spec_(spec), identity_(next_problem_identity()) {}
 
 Result<Problem> Problem::create(const ProblemSpec& spec) {
   ProblemSpec s = spec;

@@ -86,6 +86,9 @@ bool has_key(const Problem& p, const DispatchKey& key, std::uint64_t key_kinds) 
 // never reused, so an entry of a destroyed session can never match a new one.
 struct LastHit {
   std::uint64_t session = 0;
+  // The Problem object (and its copies) last seen to have `key` (Problem::identity), 0 for
+  // none: a caller that passes one problem over and over is recognised by one comparison.
+  std::uint64_t problem = 0;
   DispatchKey key;
   std::uint64_t key_kinds = 0;  // kinds_word of key.problem
   const std::atomic<Kernel*>* slot = nullptr;
@@ -209,6 +212,20 @@ struct Session::Impl {
 
   // A call of the installed kernel, as Session::gemm makes it. Each path hands back a Status
   // built in the caller's place: a Status made first and assigned after cost 2 ns a call.
+  // Session::gemm of a problem other than the one this thread ran last (or with an operand
+  // missing): checked, looked up by its key, tuned or loaded if new. Out of line (run_refused).
+  [[gnu::noinline]] Status gemm_by_key(const Problem& problem, const void* a, const void* b, void* c, void* stream) {
+    GEMMTUNE_RETURN_IF_ERROR(check_pointers(problem, a, b, c));
+    // An empty C needs no kernel (k == 0 does: C = beta·C).
+    if (problem.m() == 0 || problem.n() == 0) return Status::ok();
+    const DispatchKey key{ProblemKey::of(problem), problem.alpha(), problem.beta()};
+    Kernel* kernel = find(key);
+    if (kernel == nullptr) {
+      GEMMTUNE_ASSIGN_OR_RETURN(kernel, resolve(problem, key));
+    }
+    return run_installed(kernel, problem, {a, b, c, stream});
+  }
+
   Status run_installed(Kernel* kernel, const Problem& problem, const GemmArgs& args) {
     if (off_grid(args.a, args.b, kernel->operand_grid_mask)) [[unlikely]] return run_moved(kernel, problem, args);
     return run_checked(kernel, problem, args);
@@ -216,8 +233,13 @@ struct Session::Impl {
 
   Status run_checked(Kernel* kernel, const Problem& problem, const GemmArgs& args) {
     Status status = kernel->run(args);
-    if (status.code() == ErrorCode::unsupported) [[unlikely]] status = run_at_any_address(problem, args, status);
+    if (status.code() == ErrorCode::unsupported) [[unlikely]] status = run_refused(problem, args, status);
     return status;
+  }
+  // Out of line, as every path of Session::gemm but the one of a known problem: inlined, their
+  // locals and saved registers made that path's frame, pushed and popped on every call.
+  [[gnu::noinline]] Status run_refused(const Problem& problem, const GemmArgs& args, const Status& refused) {
+    return run_at_any_address(problem, args, refused);
   }
 
   [[gnu::noinline]] Status run_moved(Kernel* kernel, const Problem& problem, const GemmArgs& args) {
@@ -290,9 +312,13 @@ struct Session::Impl {
 
   // The kernel of the problem this thread dispatched last, if it is this one.
   Kernel* find_last(const Problem& problem) const {
-    const LastHit& hit = last_hit;
-    if (hit.session == serial && has_key(problem, hit.key, hit.key_kinds)) return hit.slot->load(std::memory_order_acquire);
-    return nullptr;
+    LastHit& hit = last_hit;
+    if (hit.session != serial) return nullptr;
+    if (hit.problem != problem.identity()) [[unlikely]] {
+      if (!has_key(problem, hit.key, hit.key_kinds)) return nullptr;
+      hit.problem = problem.identity();
+    }
+    return hit.slot->load(std::memory_order_acquire);
   }
 
   Kernel* find(const DispatchKey& key) const {
@@ -300,6 +326,7 @@ struct Session::Impl {
     if (slot == nullptr) return nullptr;
     LastHit& hit = last_hit;
     hit.session = serial;
+    hit.problem = 0;
     hit.key = key;
     const ProblemKey& p = key.problem;
     hit.key_kinds = kinds_word(p.a_type, p.b_type, p.c_type, p.a_layout, p.b_layout, p.beta_zero, p.allow_tf32);
@@ -482,15 +509,7 @@ Status Session::gemm(const Problem& problem, const void* a, const void* b, void*
   if (kernel != nullptr && a != nullptr && b != nullptr && c != nullptr) [[likely]] {
     return impl_->run_installed(kernel, problem, {a, b, c, stream});
   }
-  GEMMTUNE_RETURN_IF_ERROR(check_pointers(problem, a, b, c));
-  // An empty C needs no kernel (k == 0 does: C = beta·C).
-  if (problem.m() == 0 || problem.n() == 0) return Status::ok();
-  const DispatchKey key{ProblemKey::of(problem), problem.alpha(), problem.beta()};
-  if (kernel == nullptr) kernel = impl_->find(key);
-  if (kernel == nullptr) {
-    GEMMTUNE_ASSIGN_OR_RETURN(kernel, impl_->resolve(problem, key));
-  }
-  return impl_->run_installed(kernel, problem, {a, b, c, stream});
+  return impl_->gemm_by_key(problem, a, b, c, stream);
 }
 
 Status Session::prepare(const Problem& problem) {
