@@ -210,10 +210,10 @@ struct Session::Impl {
     return status;
   }
 
-  // A call of the installed kernel, as Session::gemm makes it. Each path hands back a Status
-  // built in the caller's place: a Status made first and assigned after cost 2 ns a call.
   // Session::gemm of a problem other than the one this thread ran last (or with an operand
-  // missing): checked, looked up by its key, tuned or loaded if new. Out of line (run_refused).
+  // missing): checked, looked up by its key, tuned or loaded if new. Out of line, as every path
+  // of Session::gemm but the one of a known problem: inlined, their locals and saved registers
+  // made that path's frame, pushed and popped on every call.
   [[gnu::noinline]] Status gemm_by_key(const Problem& problem, const void* a, const void* b, void* c, void* stream) {
     GEMMTUNE_RETURN_IF_ERROR(check_pointers(problem, a, b, c));
     // An empty C needs no kernel (k == 0 does: C = beta·C).
@@ -226,6 +226,8 @@ struct Session::Impl {
     return run_installed(kernel, problem, {a, b, c, stream});
   }
 
+  // A call of the installed kernel, as Session::gemm makes it. Each path hands back a Status
+  // built in the caller's place: a Status made first and assigned after cost 2 ns a call.
   Status run_installed(Kernel* kernel, const Problem& problem, const GemmArgs& args) {
     if (off_grid(args.a, args.b, kernel->operand_grid_mask)) [[unlikely]] return run_moved(kernel, problem, args);
     return run_checked(kernel, problem, args);
@@ -233,13 +235,8 @@ struct Session::Impl {
 
   Status run_checked(Kernel* kernel, const Problem& problem, const GemmArgs& args) {
     Status status = kernel->run(args);
-    if (status.code() == ErrorCode::unsupported) [[unlikely]] status = run_refused(problem, args, status);
+    if (status.code() == ErrorCode::unsupported) [[unlikely]] status = run_at_any_address(problem, args, status);
     return status;
-  }
-  // Out of line, as every path of Session::gemm but the one of a known problem: inlined, their
-  // locals and saved registers made that path's frame, pushed and popped on every call.
-  [[gnu::noinline]] Status run_refused(const Problem& problem, const GemmArgs& args, const Status& refused) {
-    return run_at_any_address(problem, args, refused);
   }
 
   [[gnu::noinline]] Status run_moved(Kernel* kernel, const Problem& problem, const GemmArgs& args) {
@@ -289,8 +286,8 @@ struct Session::Impl {
   }
 
   // A call the installed kernel refused (`refused`), run by the first kernel that reads any
-  // address and does not refuse it too.
-  Status run_at_any_address(const Problem& problem, const GemmArgs& args, const Status& refused) {
+  // address and does not refuse it too. Out of line, as gemm_by_key.
+  [[gnu::noinline]] Status run_at_any_address(const Problem& problem, const GemmArgs& args, const Status& refused) {
     const DispatchKey key{ProblemKey::of(problem), problem.alpha(), problem.beta()};
     std::string reasons = refused.message();
     for (std::size_t i = 0;; ++i) {
