@@ -149,6 +149,15 @@ for key in ("routed_first", "routed_after"):
     for row in d[key]:
         for cell in row:
             assert cell and set(int(h) for h in cell.split("+")) <= {8, 32}, cell
+# Each size has an A/A control (the best kernel timed twice), and each after cell says whether
+# it runs the best kernel: a size equal to a hint, routed to that hint, runs the very same pick.
+assert len(d["aa_ratio"]) == 3 and all(0 < r < 100 for r in d["aa_ratio"]), d["aa_ratio"]
+assert len(d["after_runs_best"]) == 2 and all(len(row) == 3 for row in d["after_runs_best"]), d["after_runs_best"]
+for h, row in enumerate(d["routed_after"]):
+    for r, cell in enumerate(row):
+        assert isinstance(d["after_runs_best"][h][r], bool)
+        if str(d["runtime"][r]) in cell.split("+"):
+            assert d["after_runs_best"][h][r], (h, r, cell)
 ' "$tmp/hints.json"; then ok "hints-table --layout nt --json"; else bad "hints-table --layout nt ($(tail -3 "$tmp/err"))"; fi
 expect_fail "hints-table bad layout" "--layout: unknown layout 'nx'" hints-table --hints 8 --layout nx
 expect_fail "hints-table bad rounds" "--bench-samples must be in [1, 1000] (got 0)" hints-table --hints 8 --bench-samples 0

@@ -43,6 +43,10 @@ struct Table {
   std::vector<std::int64_t> hints, runtime;
   std::vector<std::vector<double>> before, after;  // [hint][runtime], ms
   std::vector<double> best;                          // [runtime], ms
+  // [runtime]: "best"'s kernel timed again as one more candidate of the same interleaved run,
+  // over "best" round by round: the A/A control, what one kernel reads against itself there.
+  // A cell nearer 1 than this column's A/A spread says nothing.
+  std::vector<double> aa_ratio;
   // [hint][runtime]: the cell's time over "best"'s, median_ratio_by_round: the ratio of two
   // medians carries whatever the machine did between the two samples of a round, and the
   // round's own ratio cancels it. What the table's ratios, its plot and `--json` report.
@@ -53,6 +57,9 @@ struct Table {
   // the warm-up's last call, may revisit the route and change it). An "after" cell then says
   // whether the route or the kernel's reading is what sets it apart from "best".
   std::vector<std::vector<std::string>> routed_first, routed_after;
+  // [hint][runtime]: whether the sub-kernel serving the cell after the check is "best"'s own
+  // kernel (the same backend and config): such a cell is an A/A reading, not a routing one.
+  std::vector<std::vector<bool>> after_runs_best;
   // [hint][runtime]: what the in-use check did with the op's route of the cell: "held",
   // "revisited", "changed" (revisited onto another sub-kernel), "alone" (no rival could run
   // the size: not checked), or "" (not checked: another policy, or routed from the store).
@@ -174,7 +181,9 @@ int run_hints_table(int argc, char** argv) {
                        "(before), the multi-kernel op at every runtime size (after), and the best a full\n"
                        "tuning of each runtime size reaches. Each size is tuned once (or loaded from the\n"
                        "store) and shared by the three, so a size equal to a hint runs one kernel in each\n"
-                       "column; with --cache off a scratch store holds the tunings for the run. Times in ms.",
+                       "column; with --cache off a scratch store holds the tunings for the run. Each size's\n"
+                       "run times best's kernel twice: the second over the first (\"A/A\") is what one kernel\n"
+                       "reads against itself there, the table's resolution. Times in ms.",
                        specs);
     return kExitOk;
   }
@@ -303,6 +312,7 @@ int run_hints_table(int argc, char** argv) {
   table.routed_first.assign(hint_count, std::vector<std::string>(table.runtime.size()));
   table.routed_after = table.routed_first;
   table.in_use = table.routed_first;
+  table.after_runs_best.assign(hint_count, std::vector<bool>(table.runtime.size(), false));
   // Each op's check counters, read around a runtime size's routing and timing: their change is
   // what the check did with that cell.
   auto counters = [&](const GemmOp& op) {
@@ -348,6 +358,12 @@ int run_hints_table(int argc, char** argv) {
       op_kernels.push_back(std::make_unique<OpKernel>(*ops[h], d[0], d[1], d[2]));
       timed.push_back(op_kernels.back().get());
     }
+    // The A/A control: best's kernel prepared a second time, last in the run.
+    auto best_again = (*session)->kernel(*problem, best_picks[ri].backend, best_picks[ri].config);
+    if (!best_again.is_ok()) return fail(best_again.status());
+    const std::size_t aa_slot = timed.size();
+    kernels.push_back(std::move(best_again).value());
+    timed.push_back(kernels.back().get());
     auto stats = (*session)->time_kernels(*problem, timed, timing);
     for (const auto& stat : stats) {
       if (!stat.is_ok()) return fail(stat.status());
@@ -355,6 +371,7 @@ int run_hints_table(int argc, char** argv) {
     auto ms = [&](std::size_t slot) { return stats[slot]->median_us / 1000.0; };
     auto over_best = [&](std::size_t slot) { return median_ratio_by_round(stats[slot]->sample_us, stats[0]->sample_us); };
     table.best.push_back(ms(0));
+    table.aa_ratio.push_back(over_best(aa_slot));
     for (std::size_t h = 0; h < hint_count; ++h) {
       if (before_slot[h] >= 0) {
         table.before[h][ri] = ms(std::size_t(before_slot[h]));
@@ -365,6 +382,10 @@ int run_hints_table(int argc, char** argv) {
       auto serving = ops[h]->route(d[0], d[1], d[2]);
       if (!serving.is_ok()) return fail(serving.status());
       table.routed_after[h][ri] = sub_kernel_hints(*ops[h], *serving);
+      if (*serving >= 0 && std::size_t(*serving) < ops[h]->sub_kernels().size()) {
+        const SubKernel& sub = ops[h]->sub_kernels()[std::size_t(*serving)];
+        table.after_runs_best[h][ri] = sub.backend == best_picks[ri].backend && sub.config == best_picks[ri].config;
+      }
       table.in_use[h][ri] = outcome(counted[h], counters(*ops[h]));
     }
   }
@@ -389,6 +410,7 @@ int run_hints_table(int argc, char** argv) {
                           {"route", route->to_string()}, {"dtype", dtype_name(*dtype)},
                           {"layout", layout}, {"bench_samples", timing.samples},
                           {"routed_first", table.routed_first}, {"routed_after", table.routed_after},
+                          {"aa_ratio", table.aa_ratio}, {"after_runs_best", table.after_runs_best},
                           {"in_use", table.in_use},
                           {"in_use_check", {{"held", table.held}, {"revisited", table.revisited},
                                             {"changed", table.changed}, {"alone", table.alone}}},
@@ -417,14 +439,17 @@ int run_hints_table(int argc, char** argv) {
   std::cout << format_row("best               ", table.best);
   std::cout << "over best, round by round (the median of each round's ratio)\n";
   print_rows(table.before_ratio, table.after_ratio);
-  std::cout << "after: the hints whose kernel served each cell (a>b: routed to a, then to b at the revisit)\n";
+  std::cout << format_row("A/A: best again    ", table.aa_ratio);
+  std::cout << "after: the hints whose kernel served each cell (a>b: routed to a, then to b at the revisit;\n"
+               "=: best's own kernel, an A/A reading)\n";
   for (std::size_t h = 0; h < table.hints.size(); ++h) {
     std::snprintf(cell, sizeof cell, "route:  %-11lld", (long long)table.hints[h]);
     std::string row = cell;
     for (std::size_t r = 0; r < table.runtime.size(); ++r) {
       const std::string& first = table.routed_first[h][r];
       const std::string& after = table.routed_after[h][r];
-      std::snprintf(cell, sizeof cell, " %10s", (first == after ? after : first + ">" + after).c_str());
+      const std::string mark = table.after_runs_best[h][r] ? "=" : "";
+      std::snprintf(cell, sizeof cell, " %10s", (mark + (first == after ? after : first + ">" + after)).c_str());
       row += cell;
     }
     std::cout << row << "\n";
