@@ -63,7 +63,8 @@ class CpuTemplateBackend final : public Backend {
  public:
   explicit CpuTemplateBackend(const CpuInfo& cpu) : cpu_(cpu) {}
   std::string_view name() const override { return "cpu"; }
-  // A hash of the kernel sources, computed by CMake: edited kernels invalidate stored picks.
+  // A hash of the kernel sources' code (their comments and layout left out), computed by CMake:
+  // edited kernels invalidate stored picks.
   std::string version() const override { return GEMMTUNE_CPU_KERNELS_HASH; }
 
   std::vector<KernelConfig> configs(const Problem& problem, SearchSpace space) const override {
