@@ -75,7 +75,7 @@ int main(int argc, char** argv) {
               pick->backend.c_str(), pick->config.to_string().c_str());
 
   std::vector<float> a(std::size_t(m) * k, 1.0f), b(std::size_t(k) * n, 1.0f), c(std::size_t(m) * n);
-  auto run = [&](GemmKernel& kernel) { return [&] { (void)kernel.run(a.data(), b.data(), c.data(), nullptr); }; };
+  auto run = [&](GemmKernel& kernel) { return [&, k = &kernel] { (void)k->run(a.data(), b.data(), c.data(), nullptr); }; };
   TimingOptions timing = options.tuning.timing;
   timing.samples = 21;
   std::printf("%-8s %28s %22s %34s\n", "", "ns: libxsmm  own  gemm", "own / libxsmm", "gemm / its pick's handle");
