@@ -69,11 +69,18 @@ struct Table {
   std::int64_t held = 0, revisited = 0, changed = 0, alone = 0;
 };
 
+// An op's sub-kernel by the index its route gives; null for none (the op tuned the shape).
+const SubKernel* sub_kernel_at(const GemmOp& op, int index) {
+  if (index < 0 || std::size_t(index) >= op.sub_kernels().size()) return nullptr;
+  return &op.sub_kernels()[std::size_t(index)];
+}
+
 // The hints of an op's sub-kernel, "256+1024".
 std::string sub_kernel_hints(const GemmOp& op, int index) {
-  if (index < 0 || std::size_t(index) >= op.sub_kernels().size()) return "tuned";
+  const SubKernel* sub = sub_kernel_at(op, index);
+  if (sub == nullptr) return "tuned";
   std::string text;
-  for (std::int64_t h : op.sub_kernels()[std::size_t(index)].hints) {
+  for (std::int64_t h : sub->hints) {
     if (!text.empty()) text += '+';
     text += std::to_string(h);
   }
@@ -334,10 +341,15 @@ int run_hints_table(int argc, char** argv) {
     std::vector<std::unique_ptr<GemmKernel>> kernels;
     std::vector<std::unique_ptr<OpKernel>> op_kernels;
     std::vector<GemmKernel*> timed;
-    auto best = (*session)->kernel(*problem, best_picks[ri].backend, best_picks[ri].config);
-    if (!best.is_ok()) return fail(best.status());
-    kernels.push_back(std::move(best).value());
-    timed.push_back(kernels.back().get());
+    // Best's kernel, prepared afresh and added to the run: first, and again last (the A/A control).
+    auto add_best = [&]() -> Status {
+      auto best = (*session)->kernel(*problem, best_picks[ri].backend, best_picks[ri].config);
+      if (!best.is_ok()) return best.status();
+      kernels.push_back(std::move(best).value());
+      timed.push_back(kernels.back().get());
+      return Status::ok();
+    };
+    if (Status added = add_best(); !added.is_ok()) return fail(added);
     std::vector<int> before_slot(hint_count, -1);
     for (std::size_t h = 0; h < hint_count; ++h) {
       auto kernel = (*session)->kernel(*problem, hint_picks[h].backend, hint_picks[h].config);
@@ -358,12 +370,8 @@ int run_hints_table(int argc, char** argv) {
       op_kernels.push_back(std::make_unique<OpKernel>(*ops[h], d[0], d[1], d[2]));
       timed.push_back(op_kernels.back().get());
     }
-    // The A/A control: best's kernel prepared a second time, last in the run.
-    auto best_again = (*session)->kernel(*problem, best_picks[ri].backend, best_picks[ri].config);
-    if (!best_again.is_ok()) return fail(best_again.status());
     const std::size_t aa_slot = timed.size();
-    kernels.push_back(std::move(best_again).value());
-    timed.push_back(kernels.back().get());
+    if (Status added = add_best(); !added.is_ok()) return fail(added);
     auto stats = (*session)->time_kernels(*problem, timed, timing);
     for (const auto& stat : stats) {
       if (!stat.is_ok()) return fail(stat.status());
@@ -382,10 +390,9 @@ int run_hints_table(int argc, char** argv) {
       auto serving = ops[h]->route(d[0], d[1], d[2]);
       if (!serving.is_ok()) return fail(serving.status());
       table.routed_after[h][ri] = sub_kernel_hints(*ops[h], *serving);
-      if (*serving >= 0 && std::size_t(*serving) < ops[h]->sub_kernels().size()) {
-        const SubKernel& sub = ops[h]->sub_kernels()[std::size_t(*serving)];
-        table.after_runs_best[h][ri] = sub.backend == best_picks[ri].backend && sub.config == best_picks[ri].config;
-      }
+      const SubKernel* sub = sub_kernel_at(*ops[h], *serving);
+      table.after_runs_best[h][ri] =
+          sub != nullptr && sub->backend == best_picks[ri].backend && sub->config == best_picks[ri].config;
       table.in_use[h][ri] = outcome(counted[h], counters(*ops[h]));
     }
   }

@@ -3,9 +3,10 @@
 // loop of calls (a program calling it over and over) and in the tuning harness's interleaved
 // rounds (time_kernels / time_with_peers: a std::function per call), three times in one process.
 //
-// On the Zen 5 VM the two loops ordered the pairs kernel and libxsmm's at 8×8×8 oppositely (bare:
-// ours 1.15-1.18× libxsmm's time; harness: 0.92×), and Session::gemm read 1.5-5 ns over its own
-// pick's handle: bench/results/2026-12-02c-cpu-amd-zen5-tiny-shapes.md.
+// On the Zen 5 VM the order of the pairs kernel and libxsmm's at 8×8×8 changed with the process
+// and the loop (ours 0.88-1.02× libxsmm's time in the bare loop, 0.90-1.17× in the harness), and
+// Session::gemm read 1.03-1.12× its own pick's handle in the bare loop:
+// bench/results/2026-12-02c-cpu-amd-zen5-tiny-shapes.md.
 //
 // Built with the bench targets (`tiny_call_context`). From the build folder:
 //   GEMMTUNE_CACHE=off bin/tiny_call_context 8 8 8 "mm=8 mn=8 thr=1 isa=avx512 kernel=pairs"
